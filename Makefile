@@ -1,0 +1,48 @@
+# cuda-agent-wb: `make demo` runs the main job, `make test` runs every test. Both set up .venv first.
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+PY ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+# torch: a machine with a working NVIDIA driver gets the default (CUDA) build; any other machine gets the
+# CPU build, pinned so pip takes the local CPU wheel instead of a multi-GB CUDA download.
+# Override with e.g. `make test TORCH_SPEC=torch==2.11.0`.
+TORCH_SPEC ?= $(shell if nvidia-smi -L >/dev/null 2>&1; then echo torch; else echo torch==2.13.0; fi)
+PIP_QUIET := 2>&1 | { grep -v -e 'is ignored: it is neither a file nor a directory' || true; }
+
+.PHONY: install demo test test-py test-nbs check-sync export clean-nbs bench-gpu
+
+install: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip $(PIP_QUIET)
+	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install -q "$(TORCH_SPEC)" $(PIP_QUIET)
+	$(BIN)/python -m pip install -q -e ".[dev,agents]" $(PIP_QUIET)
+	touch $@
+
+## the main job, on bundled data: no GPU and no model needed
+demo: install
+	$(BIN)/cawb demo
+
+## pytest (integration) + nbdev-test (notebook cells) + notebooks/library sync check
+test: install
+	$(MAKE) --no-print-directory test-py test-nbs check-sync
+
+test-py: install
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests
+
+test-nbs: install
+	$(BIN)/nbdev-test --n-workers 2 --skip-folder-re '^(workflows|[_.])' nbs
+
+export: install
+	$(BIN)/nbdev-export
+	$(BIN)/nbdev-clean
+
+## nbdev-export and nbdev-clean must leave the committed notebooks and library unchanged
+check-sync: install
+	@snap() { find nbs cuda_agent_wb -type f \( -name '*.py' -o -name '*.ipynb' \) -not -path '*/.ipynb_checkpoints/*' | sort | xargs sha1sum; }; \
+	before=$$(snap); $(BIN)/nbdev-export; $(BIN)/nbdev-clean; after=$$(snap); \
+	if [ "$$before" != "$$after" ]; then diff <(echo "$$before") <(echo "$$after"); \
+	  echo "check-sync: nbdev-export/nbdev-clean changed the files above: export and clean from the notebooks, then commit"; exit 1; fi; \
+	echo "check-sync: notebooks and library in sync"

@@ -1,0 +1,22 @@
+# Single op: softmax over the last dimension (a row reduction plus an elementwise pass).
+import torch
+import torch.nn as nn
+
+batch_size, dim = 4096, 8192
+PRESETS = {"cpu": dict(batch_size=64, dim=512), "gpu": dict(batch_size=4096, dim=8192)}
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.softmax(x, dim=-1)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []
