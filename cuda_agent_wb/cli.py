@@ -14,7 +14,7 @@ from .config import SettingsError
 from .tasks import TaskError
 
 # %% auto #0
-__all__ = ['app', 'tasks_app', 'fail', 'tasks_list', 'demo', 'main']
+__all__ = ['app', 'tasks_app', 'fail', 'tasks_list', 'demo', 'evaluate', 'rollout', 'main']
 
 # %% ../nbs/90_cli.ipynb #00277d64
 app = typer.Typer(help="cuda-agent-wb: agentic RL for CUDA kernel generation. Verbs mirror the notebooks.",
@@ -55,10 +55,12 @@ def tasks_list(path: Optional[Path] = typer.Argument(None, help="task file or fo
     typer.echo(f"{len(df)} task(s), {len(errors) + len(run_errors)} error(s)", err=True)
     if not len(df) and errors: raise typer.Exit(1)
 
-# %% ../nbs/90_cli.ipynb #f7b7281f
+# %% ../nbs/90_cli.ipynb #b5d31a3d
 @app.command()
 def demo(preset: str = typer.Option("cpu", help="size preset"),
-         device: str = typer.Option("cpu", help="device for the eager runs")):
+         device: str = typer.Option("cpu", help="device for the eager runs"),
+         rollout_: bool = typer.Option(True, "--rollout/--no-rollout", help="run the scripted agent rollout on the bundled tasks"),
+         out: Optional[Path] = typer.Option(None, help="where the demo trajectories go (default: runs/demo/<backend>)")):
     "Run the workbench's main job on the bundled tasks."
     from cuda_agent_wb.tasks import load_tasks
     tasks, errors = load_tasks()
@@ -66,6 +68,105 @@ def demo(preset: str = typer.Option("cpu", help="size preset"),
     df, run_errors = _tasks_table(tasks, True, preset, device)
     for e in errors + run_errors: typer.echo(f"cawb: skipped {e}", err=True)
     typer.echo(df.to_string(index=False))
+    if not rollout_: return
+    import torch
+    from cuda_agent_wb.config import get_settings
+    backend = 'cuda' if torch.cuda.is_available() else 'cpu'
+    out = out or get_settings().paths.runs/'demo'/backend
+    typer.echo(f"\n== scripted agent rollout on the bundled tasks ({backend} backend) -> {out} ==")
+    _run_rollout(tasks, 'scripted', 1, backend, out, resume=False)
+
+# %% ../nbs/90_cli.ipynb #5b027e3a
+def _load_one_task(path: Path):
+    from cuda_agent_wb.tasks import load_task
+    if not path.exists(): fail(f"{path}: no such task file")
+    try: return load_task(path)
+    except TaskError as e: fail(str(e))
+
+# %% ../nbs/90_cli.ipynb #00440a06
+def _check_backend(backend: str):
+    from cuda_agent_wb.build import get_backend
+    try: be = get_backend(backend)
+    except ValueError as e: fail(str(e))
+    if be.is_cuda:
+        import torch
+        if not torch.cuda.is_available(): fail("--backend cuda: no CUDA device is visible on this machine")
+    return be
+
+# %% ../nbs/90_cli.ipynb #b41c3ac4
+@app.command()
+def evaluate(task: Path = typer.Argument(..., help="task file (KernelBench format)"),
+             solution: Path = typer.Argument(..., help="workdir (model_new.py + kernels/) or single .py"),
+             backend: str = typer.Option("auto", help="cpu, cuda or auto"),
+             json_out: bool = typer.Option(False, "--json", help="print the result as one JSON line (last line of stdout)"),
+             strict: bool = typer.Option(False, "--strict", help="strict tolerance profile (settings.ini [eval] strict_*)"),
+             stages: str = typer.Option("compile,verify,profile", help="comma-separated stages to run")):
+    "Evaluate SOLUTION on TASK: compile, verify, profile, reward."
+    import json
+    from cuda_agent_wb.reward import Evaluator, STAGES
+    t = _load_one_task(task)
+    if not solution.exists(): fail(f"{solution}: no such solution file or folder")
+    st = tuple(x.strip() for x in stages.split(',') if x.strip())
+    if not st or any(x not in STAGES for x in st): fail(f"--stages: use a comma-separated subset of {','.join(STAGES)}")
+    be = _check_backend(backend)
+    typer.echo(f"evaluating {solution} on {t.id} ({be.name}) ...", err=True)
+    with Evaluator(be.name, strict=strict) as ev: res = ev.evaluate(t, solution, stages=st)
+    b = res.breakdown
+    typer.echo('  ' + '  '.join(f"{k[:-2]} {b[k]:.2f}s" for k in ('compile_s', 'load_s', 'verify_s', 'profile_s', 'total_s') if k in b), err=True)
+    typer.echo(json.dumps(res.to_dict(), default=str) if json_out else res.summary())
+
+# %% ../nbs/90_cli.ipynb #f1723935
+def _run_rollout(tasks, policy, samples, backend, out, resume=False, workers=0, eval_workers=0, max_turns=None,
+                 mode='train', **policy_kw):
+    "Build the evaluator pool and the policy factory, run the rollout, print the tables; returns the results."
+    import pandas as pd
+    from cuda_agent_wb.rollout import EvaluatorPool, make_policy_factory, rollout, best_per_task
+    from cuda_agent_wb.agent import PolicyError
+    try: make_policy = make_policy_factory(policy, backend, **policy_kw)
+    except (PolicyError, ValueError) as e: fail(str(e))
+    with EvaluatorPool.for_backend(backend, eval_workers) as pool:
+        df = rollout(tasks, make_policy, pool, out, samples=samples, workers=workers or len(pool.evaluators),
+                     resume=resume, max_turns=max_turns, mode=mode)
+    cols = [c for c in ('task_id', 'sample', 'best_reward', 'best_speedup_vs_eager', 'best_speedup_vs_compile',
+                        'best_turn', 'turns', 'stop_reason', 'error') if c in df]
+    with pd.option_context('display.width', 200, 'display.max_colwidth', 80):
+        typer.echo(df[cols].to_string(index=False))
+        best = best_per_task(df)
+        if len(best) and samples > 1: typer.echo("\nbest trajectory per task:\n" + best[cols].to_string(index=False))
+    errs = df['error'].notna().sum() if 'error' in df else 0
+    typer.echo(f"{len(df)} trajectories in {out}, {errs} failed", err=True)
+    return df
+
+# %% ../nbs/90_cli.ipynb #24e10193
+@app.command()
+def rollout(tasks: Path = typer.Argument(..., help="task file or folder"),
+            policy: str = typer.Option("scripted", help="hf, openai, replay or scripted"),
+            samples: int = typer.Option(1, min=1, help="trajectories per task"),
+            backend: str = typer.Option("auto", help="cpu, cuda or auto"),
+            out: Path = typer.Option(..., help="output folder for the trajectories"),
+            resume: bool = typer.Option(False, "--resume", help="skip finished trajectories, continue unfinished ones"),
+            workers: int = typer.Option(0, min=0, help="episodes in flight at once (0: one per evaluator)"),
+            eval_workers: int = typer.Option(0, min=0, help="evaluators (0: one per visible GPU on cuda, 1 on cpu)"),
+            max_turns: Optional[int] = typer.Option(None, min=1, help="turn limit (default: settings.ini, by --mode)"),
+            mode: str = typer.Option("train", help="train or eval: picks the default turn limit (150 / 200)"),
+            model: Optional[str] = typer.Option(None, help="hf: local checkpoint folder; openai: model name"),
+            base_url: Optional[str] = typer.Option(None, help="openai: endpoint (default: base_url in settings.ini, section policy)"),
+            replay: Optional[Path] = typer.Option(None, help="replay: folder of recorded trajectories"),
+            scripts: Optional[Path] = typer.Option(None, help="scripted: folder of action scripts (default: data/scripts)"),
+            temperature: Optional[float] = typer.Option(None, help="hf/openai: sampling temperature")):
+    "Run the agent on TASKS with a policy, K samples each, recording trajectories to OUT."
+    from cuda_agent_wb.tasks import load_tasks
+    if policy not in ('hf', 'openai', 'replay', 'scripted'): fail(f"--policy {policy!r}: choose hf, openai, replay or scripted")
+    if mode not in ('train', 'eval'): fail(f"--mode {mode!r}: choose train or eval")
+    if not tasks.exists(): fail(f"{tasks}: no such task file or folder")
+    be = _check_backend(backend).name
+    ts, errors = load_tasks(tasks)
+    for e in errors: typer.echo(f"cawb: skipped {e}", err=True)
+    if not ts: fail(f"{tasks}: no tasks to run")
+    kw = {k: v for k, v in dict(model=model, base_url=base_url, replay=replay, scripts=scripts).items() if v is not None}
+    if temperature is not None: kw['temperature'] = temperature
+    df = _run_rollout(ts, policy, samples, be, out, resume, workers, eval_workers, max_turns, mode, **kw)
+    if df['error'].notna().all(): raise typer.Exit(1)
 
 # %% ../nbs/90_cli.ipynb #4475b340
 def main():

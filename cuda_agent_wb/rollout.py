@@ -18,8 +18,8 @@ from .agent import (KernelEnv, PolicyOutput, PolicyError, ContextExceeded, Scrip
 
 # %% auto #0
 __all__ = ['TrajectoryWriter', 'read_trajectory', 'drop_torn_tail', 'make_header', 'make_step', 'best_step', 'make_summary',
-           'chat_from_trajectory', 'trajectory_stem', 'run_trajectory', 'load_trajectories', 'rollout', 'best_per_task',
-           'make_policy_factory']
+           'chat_from_trajectory', 'trajectory_stem', 'run_trajectory', 'load_trajectories', 'EvaluatorPool', 'rollout',
+           'best_per_task', 'make_policy_factory']
 
 # %% ../nbs/09_rollout.ipynb #c30f26fb
 class TrajectoryWriter:
@@ -211,6 +211,35 @@ def load_trajectories(src) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
                           **({'turns': len(t['steps'])} | sm)))
         steps += [_step_row(h, s) for s in t['steps']]
     return pd.DataFrame(trajs), pd.DataFrame(steps), errors
+
+# %% ../nbs/09_rollout.ipynb #95d05792
+import queue
+
+class EvaluatorPool:
+    "Several evaluators (one per GPU, say) behind one `evaluate`; each call takes a free one."
+    def __init__(self, evaluators):
+        self.evaluators = list(evaluators); self.backend = self.evaluators[0].backend; self.free = queue.Queue()
+        for e in self.evaluators: self.free.put(e)
+    def evaluate(self, task, solution, **kw):
+        ev = self.free.get()
+        try: return ev.evaluate(task, solution, **kw)
+        finally: self.free.put(ev)
+    def close(self):
+        for e in self.evaluators: e.close()
+    def __enter__(self): return self
+    def __exit__(self, *a): self.close()
+
+# %% ../nbs/09_rollout.ipynb #884c9e59
+@classmethod
+def _for_backend(cls, backend: str, n: int = 0):
+    "A pool for `backend`: `n` evaluators, or one per visible GPU (cuda) / one (cpu) when `n` is 0."
+    import torch
+    from cuda_agent_wb.reward import Evaluator
+    if backend == 'cuda':
+        n = n or max(torch.cuda.device_count(), 1)
+        return cls([Evaluator('cuda', device=f"cuda:{i % max(torch.cuda.device_count(), 1)}") for i in range(n)])
+    return cls([Evaluator('cpu') for _ in range(max(n, 1))])
+EvaluatorPool.for_backend = _for_backend
 
 # %% ../nbs/09_rollout.ipynb #77ce3903
 def _row(task, k, summary=None, error=None) -> dict:
