@@ -75,3 +75,23 @@ def test_rollout_bad_inputs_one_line(tmp_path):
     assert r.returncode == 2 and r.stderr.strip().splitlines()[-1].startswith('cawb: error: cannot reach the OpenAI-compatible server at http://127.0.0.1:9/v1')
     r = run_cawb('rollout', ROOT/'data/tasks/relu.py', '--policy', 'magic', '--out', tmp_path/'o')
     assert r.returncode == 2 and "--policy 'magic'" in r.stderr
+
+
+@pytest.mark.parametrize('backend', ['cpu', 'cuda'])
+def test_bundled_scripts_cover_tasks_and_apply(backend):
+    "Every bundled task has a script per backend; its files exist and every edit matches the file it edits."
+    from cuda_agent_wb.agent import load_script, script_path
+    from cuda_agent_wb.tasks import load_tasks
+    for task in load_tasks()[0]:
+        pol = load_script(script_path(task.id, backend))
+        files, tools = {}, [a.get('tool') for a in pol.actions]
+        assert tools[0] == 'profile' and tools[-1] == 'finish' and {'verify', 'write_file'} <= set(tools), task.id
+        for a in pol.actions:
+            args = a.get('args', {})
+            if a['tool'] == 'write_file': files[args['path']] = args['content']
+            if a['tool'] == 'edit_file':
+                n = files[args['path']].count(args['old_string'])
+                assert n == 1 or (n > 1 and args.get('replace_all')), (task.id, args['old_string'][:60])
+                files[args['path']] = files[args['path']].replace(args['old_string'], args['new_string'])
+        ext = '.cu' if backend == 'cuda' else '.cpp'
+        assert 'model_new.py' in files and any(p.endswith(ext) and 'binding' not in p for p in files), task.id
