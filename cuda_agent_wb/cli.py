@@ -14,7 +14,8 @@ from .config import SettingsError
 from .tasks import TaskError
 
 # %% auto #0
-__all__ = ['app', 'tasks_app', 'fail', 'tasks_list', 'demo', 'evaluate', 'rollout', 'main']
+__all__ = ['app', 'tasks_app', 'fail', 'tasks_list', 'demo', 'evaluate', 'rollout', 'synth', 'synth_recheck', 'synth_seeds',
+           'main']
 
 # %% ../nbs/90_cli.ipynb #00277d64
 app = typer.Typer(help="cuda-agent-wb: agentic RL for CUDA kernel generation. Verbs mirror the notebooks.",
@@ -167,6 +168,101 @@ def rollout(tasks: Path = typer.Argument(..., help="task file or folder"),
     if temperature is not None: kw['temperature'] = temperature
     df = _run_rollout(ts, policy, samples, be, out, resume, workers, eval_workers, max_turns, mode, **kw)
     if df['error'].notna().all(): raise typer.Exit(1)
+
+# %% ../nbs/90_cli.ipynb #c892bd2a
+def _synth_filters(backend, skip, kernelbench, cpu_window, decontam_threshold):
+    "A FilterConfig from the synth verbs' options (usage errors exit with one line)."
+    from cuda_agent_wb.synth import FilterConfig, STAGES
+    skipped = [s.strip() for s in (skip or '').split(',') if s.strip()]
+    if bad := [s for s in skipped if s not in STAGES]: fail(f"--skip: unknown stage(s) {', '.join(bad)}; stages are {', '.join(STAGES)}")
+    if kernelbench is not None and not kernelbench.is_dir(): fail(f"--kernelbench {kernelbench}: no such folder")
+    try: lo, hi = (float(v) for v in cpu_window.split(','))
+    except ValueError: fail(f"--cpu-window {cpu_window!r}: give LO,HI in milliseconds, e.g. 0.1,50")
+    return FilterConfig(backend=_check_backend(backend).name, stages=tuple(s for s in STAGES if s not in skipped),
+                        kernelbench=str(kernelbench) if kernelbench else None, cpu_window_ms=(lo, hi), decontam_threshold=decontam_threshold)
+
+# %% ../nbs/90_cli.ipynb #32c81a1c
+def _op_counts(text):
+    if not text: return None
+    try: d = {int(k): float(v) for k, v in (kv.split(':') for kv in text.split(','))}
+    except ValueError: fail(f"--op-counts {text!r}: give COUNT:SHARE pairs, e.g. 1:0.034,2:0.838,3:0.076,4:0.028,5:0.012")
+    if not d or any(k < 1 for k in d) or any(v < 0 for v in d.values()) or sum(d.values()) <= 0: fail(f"--op-counts {text!r}: counts >= 1, shares >= 0, not all zero")
+    return d
+
+def _print_run(run):
+    import pandas as pd
+    with pd.option_context('display.width', 200, 'display.max_colwidth', 90):
+        typer.echo(run.funnel_df().to_string(index=False))
+    typer.echo(f"{run!r}\n" + '\n'.join(f"  {k}: {v}" for k, v in run.files.items()))
+
+# %% ../nbs/90_cli.ipynb #f3ec6e55
+@app.command()
+def synth(n: int = typer.Option(30, min=1, help="tasks to keep"),
+          backend: str = typer.Option("cpu", help="cpu, cuda or auto"),
+          seed: int = typer.Option(0, help="random seed: the same seed gives the same dataset"),
+          out: Path = typer.Option(..., help="output folder (rerun into it to resume)"),
+          workers: Optional[int] = typer.Option(None, min=0, help="worker processes (default: one per CPU core or GPU; 0: in this process)"),
+          max_candidates: Optional[int] = typer.Option(None, min=1, help="stop after this many candidates (default 4n+20)"),
+          op_counts: Optional[str] = typer.Option(None, help="op-count distribution COUNT:SHARE,... (default: the paper's)"),
+          transformers_share: float = typer.Option(0.012, min=0.0, max=1.0, help="share of tasks built on a transformers module"),
+          skip: Optional[str] = typer.Option(None, help="comma-separated filter stages to skip, e.g. runs_compile"),
+          cpu_window: str = typer.Option("0.1,50", help="eager-time window LO,HI (ms) at the cpu preset on the CPU backend"),
+          kernelbench: Optional[Path] = typer.Option(None, help="KernelBench checkout to decontaminate against (default: settings.ini)"),
+          decontam_threshold: float = typer.Option(0.9, help="drop tasks more AST-similar than this to a KernelBench program"),
+          catalogue: Optional[Path] = typer.Option(None, help="seed-op folder (default: data/seed_ops)"),
+          composer: str = typer.Option("random", help="random, or llm (a policy writes each program)"),
+          policy: str = typer.Option("openai", help="llm composer: openai or hf"),
+          model: Optional[str] = typer.Option(None, help="llm composer: model name (openai) or checkpoint folder (hf)"),
+          base_url: Optional[str] = typer.Option(None, help="llm composer, openai: endpoint (default: settings.ini)"),
+          timeout: float = typer.Option(600.0, help="seconds per task before its worker is replaced")):
+    "Synthesize N filtered tasks from composed seed ops into OUT (dataset, tasks, funnel, report)."
+    from cuda_agent_wb.synth import SynthConfig, synthesize
+    fc = _synth_filters(backend, skip, kernelbench, cpu_window, decontam_threshold)
+    if composer not in ('random', 'llm'): fail(f"--composer {composer!r}: choose random or llm")
+    pol = None
+    if composer == 'llm':
+        from cuda_agent_wb.rollout import make_policy_factory
+        from cuda_agent_wb.agent import PolicyError
+        kw = {k: v for k, v in dict(model=model, base_url=base_url).items() if v is not None}
+        try: pol = make_policy_factory(policy, fc.backend, **kw)(None, 0)
+        except (PolicyError, ValueError) as e: fail(str(e))
+    cfg = SynthConfig(n=n, seed=seed, out_dir=str(out), op_counts=_op_counts(op_counts), transformers_share=transformers_share,
+                      composer=composer, catalogue=str(catalogue) if catalogue else None, max_candidates=max_candidates,
+                      workers=workers, task_timeout_s=timeout)
+    try: run = synthesize(cfg, fc, policy=pol)
+    except (ValueError, FileNotFoundError) as e: fail(str(e))
+    _print_run(run)
+    if len(run.accepted) < n: typer.echo(f"cawb: warning: only {len(run.accepted)} of {n} tasks passed in {len(run.records)} candidates (raise --max-candidates)", err=True)
+
+# %% ../nbs/90_cli.ipynb #a424d185
+@app.command("synth-recheck")
+def synth_recheck(path: Path = typer.Argument(..., help="CUDA-Agent-Ops-6K-format parquet/jsonl file or folder (columns ops, data_source, code)"),
+                  out: Path = typer.Option(..., help="output folder (funnel, passing rows, report)"),
+                  backend: str = typer.Option("cpu", help="cpu, cuda or auto"),
+                  workers: Optional[int] = typer.Option(None, min=0, help="worker processes (default: one per CPU core or GPU; 0: in this process)"),
+                  limit: Optional[int] = typer.Option(None, min=1, help="check only the first LIMIT rows"),
+                  skip: Optional[str] = typer.Option(None, help="comma-separated filter stages to skip"),
+                  cpu_window: str = typer.Option("0.1,50", help="eager-time window LO,HI (ms) for tasks with a cpu preset"),
+                  kernelbench: Optional[Path] = typer.Option(None, help="KernelBench checkout to decontaminate against (default: settings.ini)"),
+                  decontam_threshold: float = typer.Option(0.9, help="AST-similarity threshold for decontamination"),
+                  timeout: float = typer.Option(600.0, help="seconds per task before its worker is replaced")):
+    "Run the synthesis filters over an Ops-6K-format file and report the funnel."
+    from cuda_agent_wb.synth import recheck
+    fc = _synth_filters(backend, skip, kernelbench, cpu_window, decontam_threshold)
+    try: run = recheck(path, out, fc, workers=workers, limit=limit, task_timeout_s=timeout)
+    except (ValueError, FileNotFoundError) as e: fail(str(e))
+    _print_run(run)
+
+# %% ../nbs/90_cli.ipynb #49880cbb
+@app.command("synth-seeds")
+def synth_seeds(out: Optional[Path] = typer.Option(None, help="folder (default: data/seed_ops)"),
+                transformers: bool = typer.Option(True, "--transformers/--no-transformers", help="also crawl transformers modules"),
+                only: Optional[str] = typer.Option(None, help="crawl only op names matching this regex")):
+    "Crawl torch (and transformers) into the seed-op catalogue, with a report of what was excluded and why."
+    from cuda_agent_wb.synth import crawl_seed_ops, save_catalogue
+    cat = crawl_seed_ops(transformers=transformers, only=only)
+    folder = save_catalogue(cat, out)
+    typer.echo(f"{len(cat.ops)} seed ops, {len(cat.excluded)} excluded -> {folder} (catalogue.json, excluded.json, README.md)")
 
 # %% ../nbs/90_cli.ipynb #4475b340
 def main():
