@@ -16,7 +16,7 @@ from pathlib import Path
 __all__ = ['PR_SET_PDEATHSIG', 'PR_SET_DUMPABLE', 'PR_SET_NO_NEW_PRIVS', 'CLONE_NEWNS', 'CLONE_NEWNET', 'CLONE_NEWUSER',
            'MS_RDONLY', 'MS_NOSUID', 'MS_NODEV', 'MS_NOEXEC', 'MS_REMOUNT', 'MS_BIND', 'MS_REC', 'MS_PRIVATE', 'pack',
            'unpack', 'child_setup', 'drop_capabilities', 'isolate', 'Channel', 'run_child', 'probe_job', 'zygote_main',
-           'exit_reason', 'ChildDied', 'Sandbox', 'Session']
+           'exit_reason', 'ChildDied', 'Sandbox', 'worker_env', 'Session']
 
 # %% ../nbs/04_sandbox.ipynb #1132f1b6
 def pack(obj) -> bytes:
@@ -211,7 +211,7 @@ class Sandbox:
         self.authkey, self.proc, self.conn, self.exits, self.writable = secrets.token_bytes(32), None, None, {}, []
         self.listener = Listener(os.path.join(self.dir, 'sock'), 'AF_UNIX', authkey=self.authkey)
 
-# %% ../nbs/04_sandbox.ipynb #0c6b2fa3
+# %% ../nbs/04_sandbox.ipynb #355cdded
 from fastcore.basics import patch
 
 @patch
@@ -222,10 +222,26 @@ def ensure_zygote(self: Sandbox):
     self.conn, child_end = ctx.Pipe()
     target = importlib.import_module('cuda_agent_wb.sandbox').zygote_main   # by module, so spawn finds it from a notebook too
     self.proc = ctx.Process(target=target, args=(child_end, self.preload), daemon=True)
-    self.proc.start(); child_end.close()
+    with worker_env(): self.proc.start()
+    child_end.close()
     if not self.conn.poll(300): raise RuntimeError("sandbox zygote did not start within 300 s")
     self.conn.recv()
     return self.proc.pid
+
+# %% ../nbs/04_sandbox.ipynb #30aa0a56
+from contextlib import contextmanager
+
+@contextmanager
+def worker_env(**extra):
+    "Temporarily set the environment that spawned worker processes inherit."
+    new = {'OMP_WAIT_POLICY': 'PASSIVE', 'KINETO_LOG_LEVEL': '5', **extra}
+    old = {k: os.environ.get(k) for k in new}
+    os.environ.update(new)
+    try: yield
+    finally:
+        for k, v in old.items():
+            if v is None: os.environ.pop(k, None)
+            else: os.environ[k] = v
 
 # %% ../nbs/04_sandbox.ipynb #f22a9629
 @patch
@@ -314,12 +330,15 @@ def recv(self: Session, phase: str = 'run'):
         except Exception as e: raise ChildDied('protocol', f"unreadable message from candidate during {phase}: {type(e).__name__}") from None
         self._watch(phase)
 
-# %% ../nbs/04_sandbox.ipynb #8097258a
+# %% ../nbs/04_sandbox.ipynb #d63bcdbf
 @patch
 def send(self: Session, obj):
-    "Send a message to the child."
+    "Send a message to the child; raises ChildDied if it is gone."
     if self.chan is None: self._accept()
-    self.chan.send(obj)
+    try: self.chan.send(obj)
+    except OSError:
+        self.sbx._pump(0.2); self._watch('send')
+        raise ChildDied('exited', "candidate process closed its channel") from None
 
 @patch
 def kill(self: Session):

@@ -16,7 +16,7 @@ from torch.utils._pytree import tree_flatten
 __all__ = ['FLAGS', 'REVIEW_FLAGS', 'ALLOWED_OPS', 'Flag', 'flat_outputs', 'check_output_structure', 'check_shapes',
            'check_dtypes', 'check_finite', 'check_close', 'check_signal', 'check_outputs', 'check_deterministic',
            'check_inputs_unmutated', 'rel_l2', 'check_precision', 'check_timed_outputs', 'check_timer_consistency',
-           'check_speedup_plausible', 'op_base_name', 'ForbiddenOpTracer', 'native_threads', 'check_background_threads',
+           'check_speedup_plausible', 'op_base_name', 'ForbiddenOpTracer', 'thread_cpu_ns', 'check_background_threads',
            'HarnessIntegrity', 'snapshot', 'mutated_inputs']
 
 # %% ../nbs/05_verify.ipynb #f6683a94
@@ -195,25 +195,32 @@ class ForbiddenOpTracer(TorchDispatchMode):
         "The `forbidden_op` flag for what was seen, if anything."
         if self.seen: return Flag('forbidden_op', f"torch op(s) during forward: {', '.join(self.seen[:6])}")
 
-# %% ../nbs/05_verify.ipynb #d54cc956
-def native_threads() -> dict:
-    "Thread id -> state letter for every thread of this process."
-    out = {}
-    for tid in os.listdir('/proc/self/task'):
-        try: out[int(tid)] = open(f'/proc/self/task/{tid}/stat').read().rsplit(')', 1)[1].split()[0]
-        except (OSError, IndexError): pass
+# %% ../nbs/05_verify.ipynb #ec4939b8
+def thread_cpu_ns() -> dict:
+    "Thread id -> CPU time (ns) for every thread of this process except the calling one."
+    me, out = threading.get_native_id(), {}
+    for tid in map(int, os.listdir('/proc/self/task')):
+        if tid == me: continue
+        try: out[tid] = time.clock_gettime_ns(((~tid) << 3) | 6)     # the thread's CPUCLOCK_SCHED clock
+        except OSError: pass
     return out
 
-def check_background_threads(py_before: set, samples: int = 3, gap_s: float = 0.01) -> Flag|None:
-    "No new live Python thread, and no native thread (other than this one) running in every sample."
+# %% ../nbs/05_verify.ipynb #0843c075
+def check_background_threads(py_before: set, cpu_at_return: dict, settle_s: float = 0.03, budget_ms: float = 2.0) -> Flag|None:
+    "No new live Python thread, and no thread using CPU after forward returned."
     new_py = [t.name for t in threading.enumerate() if t.ident not in py_before and t.is_alive()]
     if new_py: return Flag('background_thread', f"Python thread(s) still alive after forward: {', '.join(new_py[:3])}")
-    me, busy = threading.get_native_id(), None
-    for _ in range(samples):
-        running = {t for t, s in native_threads().items() if s == 'R' and t != me}
-        busy = running if busy is None else busy & running
-        time.sleep(gap_s)
-    if busy: return Flag('background_thread', f"{len(busy)} native thread(s) still running after forward")
+    time.sleep(settle_s)
+    now = thread_cpu_ns()
+    busy = {t: (now[t] - cpu_at_return.get(t, 0)) / 1e6 for t in now}
+    busy = {t: ms for t, ms in busy.items() if ms > budget_ms}
+    if busy:
+        worst = max(busy, key=busy.get)
+        return Flag('background_thread', f"{len(busy)} native thread(s) used CPU after forward returned (up to {busy[worst]:.1f} ms, thread '{_thread_name(worst)}')")
+
+def _thread_name(tid):
+    try: return open(f'/proc/self/task/{tid}/comm').read().strip()
+    except OSError: return str(tid)
 
 # %% ../nbs/05_verify.ipynb #6b0310b0
 def _critical_objects() -> dict:

@@ -1,0 +1,116 @@
+"""The evaluator against valid and adversarial CPU solutions (tests/solutions/cpu/*, each with an ABOUT saying what
+it tries). Each adversarial solution must be rejected with reward -1 and the named flag."""
+import json
+from pathlib import Path
+import pytest
+from conftest import ROOT, run_cawb
+from cuda_agent_wb.tasks import load_task
+from cuda_agent_wb.reward import Evaluator
+
+SOL = ROOT / 'tests/solutions/cpu'
+TASK = {'relu': ROOT / 'data/tasks/relu.py', 'linear_relu': ROOT / 'data/tasks/linear_relu.py',
+        'small_mean': ROOT / 'tests/tasks/small_mean.py'}
+
+
+@pytest.fixture(scope='module')
+def ev():
+    e = Evaluator('cpu')
+    yield e
+    e.close()
+
+
+def task_of(name):
+    return load_task(TASK[next(k for k in sorted(TASK, key=len, reverse=True) if name.startswith(k))])
+
+
+# solution -> flags of which at least one must be raised (verification stages only)
+REJECT = {
+    'relu_torch_python': {'forbidden_op'},
+    'relu_uninitialized': {'nan_inf'},
+    'relu_empty_like': {'nan_inf', 'incorrect_output'},
+    'relu_inplace': {'input_mutated'},
+    'relu_thread': {'unsynchronized_output', 'background_thread', 'crashed'},   # a late write into freed memory may crash first
+    'relu_py_thread': {'unsynchronized_output', 'background_thread'},
+    'relu_patch_timer': {'harness_tampered'},
+    'relu_patch_compare': {'incorrect_output'},
+    'relu_gc_reference': {'forbidden_op'},
+    'relu_hardcoded': {'incorrect_output'},
+    'relu_nondeterministic': {'nondeterministic'},
+    'relu_exit': {'crashed'},
+    'relu_compile_error': {'compile_error'},
+    'relu_wrong_shape': {'shape_mismatch'},
+    'relu_subclass': {'output_structure'},
+    'small_mean_zeros': {'near_constant_output'},
+    'linear_relu_bf16': {'precision_downgrade'},
+    'linear_relu_renamed': {'state_dict_mismatch'},
+}
+
+
+@pytest.mark.parametrize('name', sorted(REJECT))
+def test_adversarial_rejected(ev, name):
+    r = ev.evaluate(task_of(name), SOL / name, stages=('compile', 'verify'))
+    assert r.correct is False and r.reward == -1, r.to_dict()
+    assert set(r.flags) & REJECT[name], (name, r.flags, r.error)
+    assert r.error
+
+
+@pytest.mark.parametrize('name', ['relu_valid', 'linear_relu_valid', 'relu_write_evaluator'])
+def test_valid_accepted(ev, name):
+    r = ev.evaluate(task_of(name), SOL / name, stages=('compile', 'verify'))
+    assert r.correct and r.reward >= 1 and not r.flags, r.to_dict()
+
+
+def test_write_attempt_changed_nothing(ev):
+    import cuda_agent_wb.verify as v
+    before = Path(v.__file__).read_text()
+    ev.evaluate(task_of('relu'), SOL / 'relu_write_evaluator', stages=('compile', 'verify'))
+    assert Path(v.__file__).read_text() == before
+
+
+def test_pointer_cache_caught_when_timed(ev):
+    r = ev.evaluate(task_of('relu'), SOL / 'relu_pointer_cache')
+    assert r.reward == -1 and r.flags == ['timed_output_mismatch'], r.to_dict()
+
+
+def test_survives_segfault_and_hang_then_accepts(ev):
+    r1 = ev.evaluate(task_of('relu'), SOL / 'relu_segfault', stages=('compile', 'verify'))
+    assert r1.flags == ['crashed'] and 'SIGSEGV' in r1.error, r1.to_dict()
+    old = ev.sandbox.run_timeout
+    ev.sandbox.run_timeout = 8
+    try:
+        r2 = ev.evaluate(task_of('relu'), SOL / 'relu_hang', stages=('compile', 'verify'))
+    finally:
+        ev.sandbox.run_timeout = old
+    assert r2.flags == ['timeout'], r2.to_dict()
+    r3 = ev.evaluate(task_of('relu'), SOL / 'relu_valid', stages=('compile', 'verify'))
+    assert r3.correct and r3.reward >= 1
+
+
+def test_single_file_load_inline(ev):
+    ok = ev.evaluate(task_of('relu'), SOL / 'relu_inline_valid.py', stages=('compile', 'verify'))
+    assert ok.correct and ok.reward >= 1, ok.to_dict()
+    bad = ev.evaluate(task_of('relu'), SOL / 'relu_inline_torch.py', stages=('compile', 'verify'))
+    assert bad.reward == -1 and 'forbidden_op' in bad.flags and 'relu' in bad.flag_details['forbidden_op'], bad.to_dict()
+
+
+def test_cli_evaluate_json_valid():
+    r = run_cawb('evaluate', TASK['relu'], SOL / 'relu_valid', '--backend', 'cpu', '--json')
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout.strip().splitlines()[-1])
+    for k in ('compiled', 'correct', 'reward', 'speedup_vs_eager', 'speedup_vs_compile', 'flags', 'error', 'timings', 'env'):
+        assert k in res, k
+    assert res['compiled'] and res['correct'] and res['reward'] >= 1 and res['error'] is None
+    assert res['speedup_vs_eager'] > 0 and res['speedup_vs_compile'] > 0
+    assert res['env']['precision']['allow_tf32'] is False
+    assert res['timings']['candidate']['n'] >= 5
+
+
+def test_cli_evaluate_json_rejected_and_usage_errors(tmp_path):
+    r = run_cawb('evaluate', TASK['relu'], SOL / 'relu_torch_python', '--backend', 'cpu', '--json', '--stages', 'compile,verify')
+    assert r.returncode == 0, r.stderr
+    res = json.loads(r.stdout.strip().splitlines()[-1])
+    assert res['correct'] is False and res['reward'] == -1 and 'forbidden_op' in res['flags']
+    r = run_cawb('evaluate', TASK['relu'], tmp_path / 'missing', '--json')
+    assert r.returncode == 2 and 'no such solution' in r.stderr
+    r = run_cawb('evaluate', TASK['relu'], SOL / 'relu_valid', '--backend', 'tpu')
+    assert r.returncode == 2 and "unknown backend 'tpu'" in r.stderr
