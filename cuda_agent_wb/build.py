@@ -15,8 +15,9 @@ from .config import get_settings, cache_dir
 from .workdir import BINDING_HEADER, Solution
 
 # %% auto #0
-__all__ = ['REGISTRY_SOURCE', 'Backend', 'get_backend', 'find_nvcc', 'compiler_version', 'compile_cmd', 'link_cmd', 'BuildResult',
-           'stage_sources', 'object_key', 'compile_one', 'uses_torch_headers', 'build_solution', 'link_solution']
+__all__ = ['REGISTRY_SOURCE', 'Backend', 'get_backend', 'find_nvcc', 'compiler_version', 'cuda_extra_paths', 'compile_cmd',
+           'link_cmd', 'BuildResult', 'stage_sources', 'object_key', 'compile_one', 'uses_torch_headers',
+           'build_solution', 'link_solution']
 
 # %% ../nbs/03_build.ipynb #d6a95eaa
 @dataclass(frozen=True)
@@ -53,7 +54,25 @@ def compiler_version(exe: str) -> str:
     except (OSError, subprocess.TimeoutExpired): return 'unknown'
     return (out.strip().splitlines() or ['unknown'])[-1]
 
-# %% ../nbs/03_build.ipynb #debfd9c3
+# %% ../nbs/03_build.ipynb #a445f6a5
+@lru_cache(None)
+def cuda_extra_paths() -> dict:
+    "Include dirs and library files (cublas, cublasLt, cudnn) from the toolkit or torch's nvidia pip packages."
+    import importlib.util, glob
+    out = {'include': [], 'libs': {}}
+    tk = Path(find_nvcc()).parent.parent if find_nvcc() else None
+    for name in ('cublas', 'cublasLt', 'cudnn'):
+        if tk and (tk/'lib64'/f'lib{name}.so').exists(): out['libs'][name] = f'-l{name}'
+    spec = importlib.util.find_spec('nvidia')
+    for root in (spec.submodule_search_locations if spec else []):
+        for hdr in ('cublas_v2.h', 'cudnn.h'):
+            out['include'] += sorted({str(Path(p).parent) for p in glob.glob(f'{root}/**/include/{hdr}', recursive=True)} - set(out['include']))
+        for name in ('cublas', 'cublasLt', 'cudnn'):
+            found = sorted(glob.glob(f'{root}/**/lib/lib{name}.so*', recursive=True))
+            if found and name not in out['libs']: out['libs'][name] = found[0]
+    return out
+
+# %% ../nbs/03_build.ipynb #4b0d45d0
 def _gencode(archs): return [f"-gencode=arch=compute_{a.replace('.', '')},code=sm_{a.replace('.', '')}" for a in archs]
 
 def compile_cmd(backend: Backend, src: Path, obj: Path) -> list[str]:
@@ -61,16 +80,20 @@ def compile_cmd(backend: Backend, src: Path, obj: Path) -> list[str]:
     inc = [f"-I{src.parent}", f"-I{src.parent.parent}"]
     if src.suffix == '.cu':
         return [find_nvcc() or 'nvcc', '-O3', '-std=c++17', '-Xcompiler', '-fPIC', '--expt-relaxed-constexpr',
-                *_gencode(get_settings().gpu.arch), *inc, '-c', str(src), '-o', str(obj)]
+                *_gencode(get_settings().gpu.arch), *inc, *[f"-I{d}" for d in cuda_extra_paths()['include']], '-c', str(src), '-o', str(obj)]
     cuda_inc = [f"-I{Path(find_nvcc()).parent.parent/'include'}"] if backend.is_cuda and find_nvcc() else []
+    cuda_inc += [f"-I{d}" for d in cuda_extra_paths()['include']] if backend.is_cuda else []
     return ['g++', '-O3', '-std=c++17', '-fPIC', '-fopenmp', '-march=native', *inc, *cuda_inc, '-c', str(src), '-o', str(obj)]
 
-# %% ../nbs/03_build.ipynb #189a13a2
+# %% ../nbs/03_build.ipynb #d1ef13d9
 def link_cmd(backend: Backend, objs: list, out: Path, sources: str) -> list[str]:
     "The command that links objects into the solution's shared library (cudart static on CUDA)."
     if backend.is_cuda:
-        libs = (['-lcublas', '-lcublasLt'] if 'cublas' in sources else []) + (['-lcudnn'] if 'cudnn' in sources else [])
-        return [find_nvcc() or 'nvcc', '-shared', '-Xcompiler', '-fopenmp', *map(str, objs), '-o', str(out), *libs]
+        found = cuda_extra_paths()['libs']
+        want = (['cublas', 'cublasLt'] if 'cublas' in sources else []) + (['cudnn'] if 'cudnn' in sources else [])
+        libs = [found.get(n, f'-l{n}') for n in want]
+        rpath = [f"-Xlinker=-rpath,{Path(l).parent}" for l in libs if not l.startswith('-l')]
+        return [find_nvcc() or 'nvcc', '-shared', '-Xcompiler', '-fopenmp', *map(str, objs), '-o', str(out), *libs, *rpath]
     return ['g++', '-shared', '-fopenmp', *map(str, objs), '-o', str(out)]
 
 # %% ../nbs/03_build.ipynb #b52c96e4

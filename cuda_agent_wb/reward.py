@@ -590,3 +590,23 @@ def close(self: Evaluator):
 def __enter__(self: Evaluator): return self
 @patch
 def __exit__(self: Evaluator, *a): self.close()
+
+# %% ../nbs/07_reward.ipynb #1973f90a
+def _prebuild(solution, backend):
+    "Fill the build cache for `solution` (errors are reported later, by evaluate)."
+    try: build_solution(load_solution(solution), backend)
+    except Exception: pass
+
+@patch
+def evaluate_many(self: Evaluator, pairs: list, stages=STAGES, progress: bool = True) -> list[EvalResult]:
+    "Evaluate (task, solution) pairs in order, compiling ahead on CPU threads while the device runs candidates."
+    from concurrent.futures import ThreadPoolExecutor
+    from tqdm.auto import tqdm
+    jobs = max(1, (self.s.sandbox.compile_jobs or os.cpu_count() or 2) // 2)
+    out = []
+    with ThreadPoolExecutor(jobs) as pool:
+        futs = [pool.submit(_prebuild, sol, self.backend) for _, sol in pairs]
+        for (task, sol), fut in tqdm(list(zip(pairs, futs)), desc='evaluate', disable=not progress):
+            fut.result()
+            out.append(self.evaluate(task, sol, stages))
+    return out

@@ -1,0 +1,3 @@
+# Source on the device machine: installs carried wheels (.whl) into /tmp/site and puts the repo on PYTHONPATH.
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target $PWD/.site .whl/*.whl >/dev/null 2>&1 || echo "wheel install failed"
+export PYTHONPATH=$PWD/.site:$PWD PYTHONUNBUFFERED=1
