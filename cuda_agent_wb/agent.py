@@ -478,7 +478,7 @@ def _reset(self: KernelEnv, resume: bool = False) -> list[dict]:
                                                          workdir=self.workdir, source=self.task.source.strip()))]
 KernelEnv.reset = _reset
 
-# %% ../nbs/08_agent.ipynb #44ea4c62
+# %% ../nbs/08_agent.ipynb #680f6a4d
 _STAGES = {'compile': ('compile',), 'verify': ('compile', 'verify'), 'profile': ('compile', 'verify', 'profile')}
 
 def _evaluate(self: KernelEnv, tool: str):
@@ -488,6 +488,8 @@ def _evaluate(self: KernelEnv, tool: str):
     try: res = self.evaluator.evaluate(self.task, self.workdir, stages=_STAGES[tool])
     except Exception as e: raise ToolError(f"the evaluator failed: {type(e).__name__}: {e}")
     d, text = res.to_dict(), res.summary()
+    if d.get('error') and d['error'] not in text:      # e.g. a library that compiles but fails to load
+        text = re.sub(r'(\nreward: [^\n]*)$', lambda m: f"\nerror: {d['error']}" + m.group(1), text)
     if tool == 'profile': self.last_full_eval = solution_hash(files)
     if tool == 'compile':   # compiling says nothing about correctness: no milestone unless it failed
         text = re.sub(r'\nreward: .*$', '', text) + ('' if d['compiled'] else '\nreward: -1')

@@ -15,7 +15,7 @@ from .tasks import TaskError
 
 # %% auto #0
 __all__ = ['app', 'tasks_app', 'fail', 'tasks_list', 'demo', 'evaluate', 'rollout', 'synth', 'synth_recheck', 'synth_seeds',
-           'main']
+           'train', 'main']
 
 # %% ../nbs/90_cli.ipynb #00277d64
 app = typer.Typer(help="cuda-agent-wb: agentic RL for CUDA kernel generation. Verbs mirror the notebooks.",
@@ -263,6 +263,33 @@ def synth_seeds(out: Optional[Path] = typer.Option(None, help="folder (default: 
     cat = crawl_seed_ops(transformers=transformers, only=only)
     folder = save_catalogue(cat, out)
     typer.echo(f"{len(cat.ops)} seed ops, {len(cat.excluded)} excluded -> {folder} (catalogue.json, excluded.json, README.md)")
+
+# %% ../nbs/90_cli.ipynb #2225d548
+@app.command()
+def train(preset: str = typer.Option("tiny-cpu", help="tiny-cpu | toy | gpu-100m | paper"),
+          out: Optional[Path] = typer.Option(None, help="output folder (default: <runs>/train-<preset>)"),
+          model: Optional[Path] = typer.Option(None, help="local HF model folder (default: a tiny random-init model)"),
+          stages: str = typer.Option("1,2,3,4", help="stages to run: 1 warm-up, 2 RFT, 3 value pretraining, 4 agentic PPO"),
+          set_: list[str] = typer.Option([], "--set", help="override a training setting, KEY=VALUE (repeatable)"),
+          launcher: str = typer.Option("inline", help="inline (this process) or accelerate (accelerate launch)"),
+          accelerate_config: Optional[Path] = typer.Option(None, help="accelerate config file, with --launcher accelerate"),
+          num_processes: Optional[int] = typer.Option(None, help="processes (GPUs), with --launcher accelerate"),
+          no_resume: bool = typer.Option(False, "--no-resume", help="start over even if OUT has a checkpoint")):
+    "Train with the staged RL pipeline (warm-up PPO, RFT, value pretraining, agentic PPO); metrics to OUT/metrics.jsonl."
+    import subprocess
+    from cuda_agent_wb.config import get_settings
+    from cuda_agent_wb.train import config_from_args, save_config, run_pipeline, launch_command
+    out = out or get_settings().paths.runs/f"train-{preset}"
+    try: cfg = config_from_args(preset, out, model, stages, set_, resume=not no_resume)
+    except (ValueError, FileNotFoundError) as e: fail(str(e))
+    if launcher == 'inline':
+        try: typer.echo(f"done: {run_pipeline(cfg)}")
+        except (ValueError, FileNotFoundError) as e: fail(str(e))
+    elif launcher == 'accelerate':
+        cmd = launch_command(save_config(cfg, Path(cfg.out_dir)/'config.json'), accelerate_config, num_processes)
+        typer.echo(' '.join(cmd), err=True)
+        raise typer.Exit(subprocess.run(cmd).returncode)
+    else: fail(f"--launcher must be inline or accelerate, not {launcher!r}")
 
 # %% ../nbs/90_cli.ipynb #4475b340
 def main():

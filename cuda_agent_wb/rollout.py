@@ -101,7 +101,7 @@ def best_step(steps: list) -> dict|None:
     scored = [s for s in steps if s.get('reward') is not None and s.get('result')]
     return max(scored, key=_score) if scored else None
 
-# %% ../nbs/09_rollout.ipynb #d01ca8ec
+# %% ../nbs/09_rollout.ipynb #1d370ad1
 def make_summary(steps: list, stop_reason: str, scripted: bool, t0: float|None = None) -> dict:
     "The summary record: best reward and speedups, the turn they came at, turns, stop reason, token totals."
     b = best_step(steps); r = (b or {}).get('result') or {}
@@ -112,7 +112,7 @@ def make_summary(steps: list, stop_reason: str, scripted: bool, t0: float|None =
                 turns=len(steps), stop_reason=stop_reason, scripted=scripted,
                 prompt_tokens=tok('prompt'), completion_tokens=tok('completion'),
                 wall_s=round(sum(s.get('wall_s', 0) for s in steps), 3),
-                finished=datetime.now(timezone.utc).isoformat(timespec='seconds'))
+                finished_at=datetime.now(timezone.utc).isoformat(timespec='seconds'))
 
 # %% ../nbs/09_rollout.ipynb #7c93fb61
 def chat_from_trajectory(traj: dict) -> list:
@@ -181,11 +181,11 @@ def _play(env, policy, messages, steps, writer, out_dir, stem) -> dict:
     writer.write(summary); _write_best(out_dir, stem, steps)
     return summary
 
-# %% ../nbs/09_rollout.ipynb #43349315
+# %% ../nbs/09_rollout.ipynb #ac50ba35
 def _traj_files(src) -> list[Path]:
     if isinstance(src, (list, tuple)): return [Path(p) for p in src]
     p = Path(src)
-    return sorted(p.glob('*.jsonl')) if p.is_dir() else [p]
+    return sorted(p.glob('*__s*.jsonl')) if p.is_dir() else [p]      # not rollout_summary.jsonl
 
 def _step_row(h, s) -> dict:
     r, a, tok = s.get('result') or {}, s.get('action') or {}, s.get('tokens') or {}
@@ -241,9 +241,9 @@ def _for_backend(cls, backend: str, n: int = 0):
     return cls([Evaluator('cpu') for _ in range(max(n, 1))])
 EvaluatorPool.for_backend = _for_backend
 
-# %% ../nbs/09_rollout.ipynb #77ce3903
+# %% ../nbs/09_rollout.ipynb #6bd221cd
 def _row(task, k, summary=None, error=None) -> dict:
-    return dict(task_id=task.id, sample=k, **{k2: v for k2, v in (summary or {}).items() if k2 not in ('type', 'finished')},
+    return dict(task_id=task.id, sample=k, **{k2: v for k2, v in (summary or {}).items() if k2 != 'type'},
                 error=error)
 
 def rollout(tasks: list, make_policy, evaluator, out_dir, samples: int = 1, workers: int = 1, resume: bool = False,
