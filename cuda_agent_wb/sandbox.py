@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['PR_SET_PDEATHSIG', 'PR_SET_DUMPABLE', 'PR_SET_NO_NEW_PRIVS', 'CLONE_NEWNS', 'CLONE_NEWNET', 'CLONE_NEWUSER',
-           'MS_RDONLY', 'MS_NOSUID', 'MS_NODEV', 'MS_NOEXEC', 'MS_REMOUNT', 'MS_BIND', 'MS_REC', 'MS_PRIVATE', 'pack',
-           'unpack', 'child_setup', 'drop_capabilities', 'isolate', 'Channel', 'run_child', 'probe_job', 'zygote_main',
-           'exit_reason', 'ChildDied', 'Sandbox', 'worker_env', 'Session']
+__all__ = ['SHM_DIR', 'SHM_PREFIX', 'SHM_MIN_BYTES', 'PR_SET_PDEATHSIG', 'PR_SET_DUMPABLE', 'PR_SET_NO_NEW_PRIVS', 'CLONE_NEWNS',
+           'CLONE_NEWNET', 'CLONE_NEWUSER', 'MS_RDONLY', 'MS_NOSUID', 'MS_NODEV', 'MS_NOEXEC', 'MS_REMOUNT', 'MS_BIND',
+           'MS_REC', 'MS_PRIVATE', 'pack', 'unpack', 'pack_big', 'unpack_big', 'child_setup', 'drop_capabilities',
+           'isolate', 'Channel', 'run_child', 'probe_job', 'zygote_main', 'exit_reason', 'ChildDied', 'Sandbox',
+           'worker_env', 'Session']
 
 # %% ../nbs/04_sandbox.ipynb #1132f1b6
 def pack(obj) -> bytes:
@@ -28,6 +29,37 @@ def unpack(b: bytes):
     "Inverse of `pack`, refusing anything but plain data and tensors."
     import torch
     return torch.load(io.BytesIO(b), weights_only=True, map_location='cpu')
+
+# %% ../nbs/04_sandbox.ipynb #fa12c08d
+SHM_DIR, SHM_PREFIX, SHM_MIN_BYTES = '/dev/shm', 'cawb-msg-', 16 << 20
+
+def _tensor_bytes(obj) -> int:
+    import torch
+    if isinstance(obj, torch.Tensor): return obj.numel() * obj.element_size()
+    if isinstance(obj, dict): return sum(_tensor_bytes(v) for v in obj.values())
+    if isinstance(obj, (list, tuple)): return sum(_tensor_bytes(v) for v in obj)
+    return 0
+
+def pack_big(obj) -> bytes:
+    "`pack`, but large tensor payloads travel as a /dev/shm file (only its name is packed)."
+    import torch
+    if _tensor_bytes(obj) < SHM_MIN_BYTES or not os.path.isdir(SHM_DIR): return pack(obj)
+    path = os.path.join(SHM_DIR, f"{SHM_PREFIX}{os.getpid()}-{secrets.token_hex(8)}.pt")
+    torch.save(obj, path)
+    return pack({'__shm__': path})
+
+def unpack_big(b: bytes):
+    "Inverse of `pack_big` (memory-maps the file, then deletes it)."
+    import torch
+    obj = unpack(b)
+    if not (isinstance(obj, dict) and set(obj) == {'__shm__'}): return obj
+    path = str(obj['__shm__'])
+    if os.path.dirname(path) != SHM_DIR or not os.path.basename(path).startswith(SHM_PREFIX) or '..' in path:
+        raise ValueError(f"refusing message file {path!r}")
+    try: return torch.load(path, mmap=True, weights_only=True, map_location='cpu')
+    finally:
+        try: os.unlink(path)
+        except OSError: pass
 
 # %% ../nbs/04_sandbox.ipynb #00350002
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
@@ -111,14 +143,14 @@ def isolate(writable: list) -> dict:
     if drop_capabilities(): got['caps'] = 'dropped'
     return got
 
-# %% ../nbs/04_sandbox.ipynb #b3a4e21c
+# %% ../nbs/04_sandbox.ipynb #5c8eec31
 class Channel:
     "Packed messages over a multiprocessing Connection."
     def __init__(self, conn): self.conn = conn
-    def send(self, obj): self.conn.send_bytes(pack(obj))
+    def send(self, obj): self.conn.send_bytes(pack_big(obj))
     def recv(self, timeout=None):
         if timeout is not None and not self.conn.poll(timeout): raise TimeoutError(f"no message within {timeout:.1f} s")
-        return unpack(self.conn.recv_bytes())
+        return unpack_big(self.conn.recv_bytes())
     def poll(self, timeout=0.0): return self.conn.poll(timeout)
     def close(self):
         try: self.conn.close()

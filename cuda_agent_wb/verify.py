@@ -15,9 +15,9 @@ from torch.utils._pytree import tree_flatten
 # %% auto #0
 __all__ = ['FLAGS', 'REVIEW_FLAGS', 'ALLOWED_OPS', 'Flag', 'flat_outputs', 'check_output_structure', 'check_shapes',
            'check_dtypes', 'check_finite', 'check_close', 'check_signal', 'check_outputs', 'check_deterministic',
-           'check_inputs_unmutated', 'rel_l2', 'check_precision', 'check_timed_outputs', 'check_timer_consistency',
-           'check_speedup_plausible', 'op_base_name', 'ForbiddenOpTracer', 'thread_cpu_ns', 'check_background_threads',
-           'HarnessIntegrity', 'snapshot', 'mutated_inputs']
+           'check_inputs_unmutated', 'rel_l2', 'sample_leaves', 'check_precision', 'check_timed_outputs',
+           'check_timer_consistency', 'check_speedup_plausible', 'op_base_name', 'ForbiddenOpTracer', 'thread_cpu_ns',
+           'check_background_threads', 'HarnessIntegrity', 'snapshot', 'mutated_inputs']
 
 # %% ../nbs/05_verify.ipynb #f6683a94
 FLAGS = {
@@ -94,27 +94,29 @@ def check_finite(ref, cand) -> Flag|None:
         bad = (~torch.isfinite(c)) & torch.isfinite(r)
         if bad.any(): return Flag('nan_inf', f"output {i}: {int(bad.sum())} non-finite value(s) where the reference is finite")
 
-# %% ../nbs/05_verify.ipynb #23f2ee1d
-def _as_float(t): return t.double() if t.is_floating_point() or t.is_complex() else t.to(torch.float64)
+# %% ../nbs/05_verify.ipynb #83420b32
+def _as_float(t):
+    "float32 for comparing (float64 kept as is): 1e-2 tolerances need no more, and it halves the memory traffic."
+    return t if t.dtype in (torch.float64, torch.complex128) else t.float() if not t.is_complex() else t
 
 def check_close(ref, cand, atol: float, rtol: float) -> Flag|None:
     "|cand - ref| <= atol + rtol * |ref| elementwise (NaN where the reference has NaN counts as equal)."
     for i, (r, c) in enumerate(zip(flat_outputs(ref)[0], flat_outputs(cand)[0])):
-        r64, c64 = _as_float(r), _as_float(c)
-        ok = torch.isclose(c64, r64, atol=atol, rtol=rtol, equal_nan=True)
+        rf, cf = _as_float(r), _as_float(c)
+        ok = torch.isclose(cf, rf, atol=atol, rtol=rtol, equal_nan=True)
         if not ok.all():
-            err = (c64 - r64).abs().nan_to_num(float('inf'))
+            err = (cf - rf).abs().nan_to_num(float('inf'))
             return Flag('incorrect_output', f"output {i}: {int((~ok).sum())}/{ok.numel()} elements off, max abs error {float(err.max()):.3g} (atol={atol:g}, rtol={rtol:g})")
 
-# %% ../nbs/05_verify.ipynb #951d0880
+# %% ../nbs/05_verify.ipynb #6bb9429c
 def check_signal(ref, cand, max_rel: float = 0.1) -> Flag|None:
     "The candidate's error is small relative to the reference's own variation (no near-constant outputs)."
     for i, (r, c) in enumerate(zip(flat_outputs(ref)[0], flat_outputs(cand)[0])):
         if not r.is_floating_point() or r.numel() < 2: continue
-        r64, c64 = r.double(), c.double()
-        spread = float((r64 - r64.mean()).norm())
-        if not math.isfinite(spread) or spread <= 1e-12 * max(1.0, float(r64.abs().max())): continue
-        rel = float((c64 - r64).norm()) / spread
+        rf, cf = _as_float(r), _as_float(c)
+        spread = float((rf - rf.mean(dtype=torch.float64)).norm(dtype=torch.float64))
+        if not math.isfinite(spread) or spread <= 1e-12 * max(1.0, float(rf.abs().max())): continue
+        rel = float((cf - rf).norm(dtype=torch.float64)) / spread
         if not rel <= max_rel: return Flag('near_constant_output', f"output {i}: error is {rel:.2f}x the reference's variation (limit {max_rel})")
 
 # %% ../nbs/05_verify.ipynb #2a6e2406
@@ -136,11 +138,22 @@ def check_inputs_unmutated(cand_mutated: list, ref_mutated: list) -> Flag|None:
     extra = [i for i in cand_mutated if i not in ref_mutated]
     if extra: return Flag('input_mutated', f"input(s) {extra} modified during forward")
 
-# %% ../nbs/05_verify.ipynb #353bdbd7
+# %% ../nbs/05_verify.ipynb #0ea480eb
 def rel_l2(a, b) -> float:
     "‖a − b‖ / ‖b‖ in float64."
     a, b = a.double(), b.double()
     return float((a - b).norm() / b.norm().clamp_min(1e-30))
+
+def sample_leaves(out, idx_seed: int = 0, k: int = 1 << 20) -> list:
+    "Each output leaf flattened, subsampled to at most `k` elements at seeded positions (same positions for same shapes)."
+    res = []
+    for t in flat_outputs(out)[0]:
+        f = t.reshape(-1)
+        if f.numel() > k:
+            g = torch.Generator().manual_seed(idx_seed)
+            f = f[torch.randint(0, f.numel(), (k,), generator=g, device='cpu').to(f.device)]
+        res.append(f)
+    return res
 
 def check_precision(ref32, ref64, cand, factor: float = 20.0, floor: float = 2e-5) -> Flag|None:
     "The candidate's error vs float64 is within `factor` of the float32 reference's (or below `floor`)."

@@ -1,8 +1,9 @@
 #include <cstdint>
 #include <cuda_runtime.h>
+__device__ volatile int cawb_spin = 1;   // volatile global: the loop cannot be optimised away
 __global__ void relu_kernel(const float4* __restrict__ x, float4* __restrict__ y, int64_t n4) {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n4; i += (int64_t)gridDim.x * blockDim.x) {
-        volatile int spin = 1; while (spin) {}
+        while (cawb_spin) {}
         float4 v = x[i];
         v.x = fmaxf(v.x, 0.f); v.y = fmaxf(v.y, 0.f); v.z = fmaxf(v.z, 0.f); v.w = fmaxf(v.w, 0.f);
         y[i] = v;
