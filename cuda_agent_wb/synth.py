@@ -18,17 +18,17 @@ from .tasks import (Task, TaskError, task_from_source, load_module, build_model,
 
 # %% auto #0
 __all__ = ['PAPER_OP_COUNTS', 'PAPER_TRANSFORMERS_SHARE', 'PARAM_RULES', 'RULE_OVERRIDES', 'FORWARD_RULES', 'TENSOR_PARAMS',
-           'SIZES', 'LAYOUTS', 'PROBE_SHAPES', 'FAMILY_PATTERNS', 'CURATED', 'TRANSFORMERS_ARCHS',
-           'TRANSFORMERS_BLOCKS', 'DEVICE_MODEL', 'DEFAULT_FAMILY_WEIGHTS', 'LAYOUT_WEIGHTS', 'STATIC_STAGES',
+           'SIZES', 'LAYOUTS', 'DEVICE_MODEL', 'CALIBRATION_SHAPES', 'PROBE_SHAPES', 'FAMILY_PATTERNS', 'CURATED',
+           'TRANSFORMERS_ARCHS', 'TRANSFORMERS_BLOCKS', 'DEFAULT_FAMILY_WEIGHTS', 'LAYOUT_WEIGHTS', 'STATIC_STAGES',
            'DYNAMIC_STAGES', 'STAGES', 'STOCHASTIC', 'STAGE_CHECKS', 'LLM_SYSTEM', 'rule_for', 'optional_rule',
            'ShapeError', 'pick_rule', 'param_shape', 'rule_value', 'SeedOp', 'resolve', 'Step', 'pick_step',
-           'step_values', 'op_callable', 'Excluded', 'check_probe_output', 'probe_rank', 'op_family', 'probe_op',
-           'arg_specs', 'forward_specs', 'crawl_one', 'torch_candidates', 'config_args', 'transformers_candidates',
-           'Catalogue', 'crawl_seed_ops', 'save_catalogue', 'load_catalogue', 'catalogue_report', 'Composition',
-           'input_shape', 'Realized', 'realize', 'estimate_cost', 'estimate_ms', 'tune_batch', 'Composer',
-           'emit_source', 'Candidate', 'FilterConfig', 'canonical_tokens', 'ast_similarity', 'KernelBenchIndex',
-           'StaticGate', 'check_runs_eager', 'stochastic_calls', 'check_deterministic', 'check_not_constant',
-           'check_input_sensitive', 'check_weight_sensitive', 'time_ms', 'check_workload', 'compile_env',
+           'step_values', 'op_callable', 'estimate_cost', 'estimate_ms', 'tune_batch', 'time_ms', 'calibrate_cpu',
+           'Excluded', 'check_probe_output', 'probe_rank', 'op_family', 'probe_op', 'arg_specs', 'forward_specs',
+           'crawl_one', 'torch_candidates', 'config_args', 'transformers_candidates', 'Catalogue', 'crawl_seed_ops',
+           'save_catalogue', 'load_catalogue', 'catalogue_report', 'Composition', 'input_shape', 'Realized', 'realize',
+           'Composer', 'emit_source', 'Candidate', 'FilterConfig', 'canonical_tokens', 'ast_similarity',
+           'KernelBenchIndex', 'StaticGate', 'check_runs_eager', 'stochastic_calls', 'check_deterministic',
+           'check_not_constant', 'check_input_sensitive', 'check_weight_sensitive', 'check_workload', 'compile_env',
            'check_runs_compile', 'check_dynamic', 'WorkerPool', 'default_workers', 'Checker', 'filter_fingerprint',
            'CheckCache', 'passed', 'run_dynamic', 'llm_prompt', 'extract_code', 'LLMComposer', 'SynthConfig',
            'make_composer', 'SynthRun', 'pd_frame', 'synthesize', 'dataset_row', 'write_dataset', 'funnel',
@@ -123,7 +123,7 @@ def rule_value(rule: str, pick, shape, preset: str):
     if kind == 'axis' and pick >= len(shape): raise ShapeError(f"axis {pick} out of range for {tuple(shape)}")
     return pick
 
-# %% ../nbs/10_synth.ipynb #316cba18
+# %% ../nbs/10_synth.ipynb #6e51575b
 @dataclass
 class SeedOp:
     "An operator the composer can stack: how to build and call it, and what its probe found."
@@ -140,6 +140,7 @@ class SeedOp:
     ranks: list = field(default_factory=list)      # input ranks the probe accepted
     out_ranks: dict = field(default_factory=dict)  # input rank -> output rank at the probe
     dtypes: list = field(default_factory=list)     # dtypes the probe ran in
+    cpu_factor: float = 1.0                        # measured / estimated CPU time (see `calibrate_cpu`)
 
 # %% ../nbs/10_synth.ipynb #fd9e3258
 def resolve(path: str):
@@ -190,6 +191,81 @@ def op_callable(op: SeedOp, values: dict, device='cpu', dtype=None):
         return lambda x: target(x, other)
     n_x = sum(r == 'x' for p, r, kw in op.args)
     return lambda x: _first(target(x, *[x] * n_x, *pos, **kws), op.index)
+
+# %% ../nbs/10_synth.ipynb #45346a24
+from torch.utils._python_dispatch import TorchDispatchMode
+
+class _TrafficCounter(TorchDispatchMode):
+    "Counts aten ops and the bytes of the tensors they read and write."
+    def __init__(self): super().__init__(); self.bytes, self.kernels = 0, 0
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        leaves = torch.utils._pytree.tree_leaves((args, kwargs, out))
+        self.bytes += sum(t.numel() * t.element_size() for t in leaves if isinstance(t, torch.Tensor))
+        self.kernels += 1
+        return out
+
+# %% ../nbs/10_synth.ipynb #29aefd71
+def estimate_cost(fns, shape) -> list:
+    "FLOPs, bytes moved and aten-op count of each function in `fns`, run in sequence from a `meta` input of `shape`."
+    from torch.utils.flop_counter import FlopCounterMode
+    x, costs = torch.empty(shape, device='meta'), []
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        for fn in fns:
+            with FlopCounterMode(display=False) as fc, _TrafficCounter() as tc: x = fn(x)
+            costs.append(dict(flops=fc.get_total_flops(), bytes=tc.bytes, kernels=tc.kernels))
+    return costs
+
+# %% ../nbs/10_synth.ipynb #8d7aa7a4
+DEVICE_MODEL = {  # a rough roofline per preset: it sizes the batch; the workload filter measures
+    'cpu': dict(gflops=20.0, gbps=5.0, launch_us=5.0, target_ms=2.0, max_batch=256),
+    'gpu': dict(gflops=40_000.0, gbps=2_000.0, launch_us=5.0, target_ms=8.0, max_batch=16_384),
+}
+
+def estimate_ms(costs: list, preset: str, batch: int = 1, factors=None) -> float:
+    "Estimated eager ms of steps with batch-1 `costs` at `batch`, each scaled by its calibration factor."
+    m = DEVICE_MODEL[preset]
+    per = lambda c: batch * (c['flops'] / m['gflops'] + c['bytes'] / m['gbps']) / 1e6 + c['kernels'] * m['launch_us'] / 1e3
+    return sum(f * per(c) for c, f in zip(costs, factors or [1.0] * len(costs)))
+
+# %% ../nbs/10_synth.ipynb #f34758ca
+def tune_batch(costs: list, preset: str, factors=None) -> int:
+    "The batch that brings the estimate to the preset's target time (at least 2, at most `max_batch`)."
+    m, fixed = DEVICE_MODEL[preset], estimate_ms(costs, preset, 0, factors)
+    per_sample = estimate_ms(costs, preset, 1, factors) - fixed
+    return max(2, min(m['max_batch'], int((m['target_ms'] - fixed) / max(per_sample, 1e-9))))
+
+# %% ../nbs/10_synth.ipynb #15b5727a
+class _threads:
+    "Run a block with `n` torch threads (restored after)."
+    def __init__(self, n): self.n = n
+    def __enter__(self): self.old = torch.get_num_threads(); torch.set_num_threads(self.n)
+    def __exit__(self, *a): torch.set_num_threads(self.old)
+
+def time_ms(fn, device, reps=5) -> float:
+    "Median milliseconds of `fn()` over `reps` calls after one warm-up (synchronised on CUDA, one thread on CPU)."
+    cuda = torch.device(device).type == 'cuda'
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    with torch.no_grad(), _threads(torch.get_num_threads() if cuda else 1):
+        fn(); sync(); ts = []
+        for _ in range(reps):
+            t0 = time.perf_counter(); fn(); sync(); ts.append((time.perf_counter() - t0) * 1e3)
+    return sorted(ts)[len(ts) // 2]
+
+# %% ../nbs/10_synth.ipynb #163a8775
+CALIBRATION_SHAPES = {2: (256, 256), 3: (16, 64, 64), 4: (8, 16, 32, 32), 5: (4, 8, 16, 16, 16)}
+
+def calibrate_cpu(op, rank=None) -> float:
+    "Measured single-thread CPU ms of `op` over its roofline estimate, at a mid-size input of `rank`."
+    rank = rank or (4 if 4 in op.ranks else op.ranks[-1])
+    shape = CALIBRATION_SHAPES[rank]
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        fn, x = _probe_fn(op, shape), torch.randn(shape)
+        ms = time_ms(lambda: fn(x), 'cpu', reps=5)
+        est = estimate_ms(estimate_cost([_probe_fn(op, shape, 'meta')], shape), 'cpu')
+    return round(ms / max(est, 1e-6), 3)
 
 # %% ../nbs/10_synth.ipynb #845d7712
 PROBE_SHAPES = {2: (4, 16), 3: (2, 8, 16), 4: (2, 8, 12, 12), 5: (2, 4, 6, 6, 6)}
@@ -275,7 +351,7 @@ def _dtypes(op, rank):
         if isinstance(y, torch.Tensor) and y.dtype == dt: ok.append(str(dt).removeprefix('torch.'))
     return ok
 
-# %% ../nbs/10_synth.ipynb #1c566136
+# %% ../nbs/10_synth.ipynb #1110706c
 @torch.no_grad()
 def probe_op(op: SeedOp) -> SeedOp:
     "Probe `op` at input ranks 2-5 and fill in what it accepts, or raise its most telling `Excluded`."
@@ -288,6 +364,8 @@ def probe_op(op: SeedOp) -> SeedOp:
         if not outs: raise min(fails, key=lambda e: _PRIORITY.index(e.category))
         op.ranks, op.out_ranks = sorted(outs), {r: y.dim() for r, y in outs.items()}
         op.family, op.dtypes = op_family(op), _dtypes(op, op.ranks[0])
+    try: op.cpu_factor = calibrate_cpu(op)
+    except Exception: op.cpu_factor = 1.0   # no mid-size input fits: trust the roofline
     y = outs[op.ranks[0]]
     op._fingerprint = hashlib.sha1(f"{op.ranks}{tuple(y.shape)}".encode() + y.numpy().tobytes()).hexdigest()
     return op
@@ -563,48 +641,6 @@ def realize(comp: Composition, preset: str, batch: int = 1, device='meta'):
             values.append(v); shapes.append(tuple(x.shape)); fns.append(fn)
     return Realized(preset, batch, values, shapes), fns
 
-# %% ../nbs/10_synth.ipynb #45346a24
-from torch.utils._python_dispatch import TorchDispatchMode
-
-class _TrafficCounter(TorchDispatchMode):
-    "Counts aten ops and the bytes of the tensors they read and write."
-    def __init__(self): super().__init__(); self.bytes, self.kernels = 0, 0
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        out = func(*args, **(kwargs or {}))
-        leaves = torch.utils._pytree.tree_leaves((args, kwargs, out))
-        self.bytes += sum(t.numel() * t.element_size() for t in leaves if isinstance(t, torch.Tensor))
-        self.kernels += 1
-        return out
-
-# %% ../nbs/10_synth.ipynb #5d840dc3
-def estimate_cost(fns, shape) -> dict:
-    "FLOPs, bytes moved and aten-op count of running `fns` in sequence on a `meta` input of `shape`."
-    from torch.utils.flop_counter import FlopCounterMode
-    x = torch.empty(shape, device='meta')
-    with warnings.catch_warnings(), FlopCounterMode(display=False) as fc, _TrafficCounter() as tc:
-        warnings.simplefilter('ignore')
-        for fn in fns: x = fn(x)
-    return dict(flops=fc.get_total_flops(), bytes=tc.bytes, kernels=tc.kernels)
-
-# %% ../nbs/10_synth.ipynb #4ae51253
-DEVICE_MODEL = {  # a rough roofline per preset; it sizes the batch, the workload filter measures
-    'cpu': dict(gflops=20.0, gbps=5.0, launch_us=5.0, target_ms=2.0, max_batch=256),
-    'gpu': dict(gflops=40_000.0, gbps=2_000.0, launch_us=5.0, target_ms=8.0, max_batch=16_384),
-}
-
-def estimate_ms(cost: dict, preset: str, batch: int = 1) -> float:
-    "Estimated eager milliseconds of a composition whose batch-1 cost is `cost`, at `batch`."
-    m = DEVICE_MODEL[preset]
-    per_sample = cost['flops'] / m['gflops'] / 1e6 + cost['bytes'] / m['gbps'] / 1e6
-    return batch * per_sample + cost['kernels'] * m['launch_us'] / 1e3
-
-# %% ../nbs/10_synth.ipynb #95dad166
-def tune_batch(cost: dict, preset: str) -> int:
-    "The batch that brings the estimate to the preset's target time (at least 2, at most `max_batch`)."
-    m = DEVICE_MODEL[preset]
-    per_sample = estimate_ms(cost, preset, 1) - estimate_ms(cost, preset, 0)
-    return max(2, min(m['max_batch'], int((m['target_ms'] - estimate_ms(cost, preset, 0)) / max(per_sample, 1e-9))))
-
 # %% ../nbs/10_synth.ipynb #b2ac1622
 DEFAULT_FAMILY_WEIGHTS = {
     'first': dict(conv=.32, linear=.22, attention=.06, rnn=.03, norm=.08, pool=.04, elementwise=.1, reduction=.03,
@@ -655,17 +691,18 @@ def next_step(self: Composer, rng, comp: Composition, i: int, n_ops: int, source
         if len(outs[0]) == len(outs[1]) and (i == n_ops - 1 or len(outs[0]) >= 2): return st
     raise ShapeError(f"no op fits after {comp.ops}")
 
-# %% ../nbs/10_synth.ipynb #1c4e1eee
+# %% ../nbs/10_synth.ipynb #fa1be20f
 @patch
 def size(self: Composer, comp: Composition):
     "Tune the batch per preset; returns ({preset: Realized}, {preset: estimated ms})."
     real, est = {}, {}
     for preset in ('cpu', 'gpu'):
         r1, fns = realize(comp, preset, 1)
-        cost = estimate_cost(fns, r1.shapes[0])
-        if estimate_ms(cost, preset, 2) > 10 * DEVICE_MODEL[preset]['target_ms']: raise ShapeError(f"too heavy at the {preset} preset")
-        b = tune_batch(cost, preset)
-        real[preset], est[preset] = realize(comp, preset, b)[0], round(estimate_ms(cost, preset, b), 3)
+        costs = estimate_cost(fns, r1.shapes[0])
+        f = [st.op.cpu_factor for st in comp.steps] if preset == 'cpu' else None
+        if estimate_ms(costs, preset, 2, f) > 10 * DEVICE_MODEL[preset]['target_ms']: raise ShapeError(f"too heavy at the {preset} preset")
+        b = tune_batch(costs, preset, f)
+        real[preset], est[preset] = realize(comp, preset, b)[0], round(estimate_ms(costs, preset, b, f), 3)
     return real, est
 
 # %% ../nbs/10_synth.ipynb #03419894
@@ -1154,16 +1191,6 @@ def check_weight_sensitive(r: _Run):
     dead = [n for n in names if _close(r.out, r.forward(_perturbed(r.model, {n})), r.fc.atol, r.fc.rtol)]
     return 'pass', None, {'dead_params': dead} if dead else {}
 
-# %% ../nbs/10_synth.ipynb #3d73f5da
-def time_ms(fn, device, reps=5) -> float:
-    "Median milliseconds of `fn()` over `reps` calls after one warm-up (synchronised on CUDA)."
-    sync = torch.cuda.synchronize if torch.device(device).type == 'cuda' else (lambda: None)
-    with torch.no_grad():
-        fn(); sync(); ts = []
-        for _ in range(reps):
-            t0 = time.perf_counter(); fn(); sync(); ts.append((time.perf_counter() - t0) * 1e3)
-    return sorted(ts)[len(ts) // 2]
-
 # %% ../nbs/10_synth.ipynb #d9253b38
 def check_workload(r: _Run):
     "Eager time at the preset inside the backend's window (tasks without a cpu preset are not held to the CPU window)."
@@ -1215,7 +1242,7 @@ def check_dynamic(task: Task, fc: FilterConfig, device='cpu', on_stage=None) -> 
         if status == 'fail': break
     return dict(stages=out, metrics=r.metrics)
 
-# %% ../nbs/10_synth.ipynb #4cb89133
+# %% ../nbs/10_synth.ipynb #4286ed8a
 def _worker_main(conn, fc: dict, device: str, threads: int):
     "A worker process: run `check_dynamic` on each task it receives, until it receives None."
     torch.set_num_threads(threads)
@@ -1225,25 +1252,27 @@ def _worker_main(conn, fc: dict, device: str, threads: int):
     if device.startswith('cuda'): torch.cuda.set_device(device)
     warnings.simplefilter('ignore')
     fc = FilterConfig(**fc)
+    conn.send(('ready', None, None))
     while (msg := conn.recv()) is not None:
         key, task = msg
         res = check_dynamic(Task(**task), fc, device, on_stage=lambda s: conn.send(('stage', key, s)))
         conn.send(('done', key, res))
 
-# %% ../nbs/10_synth.ipynb #9f4f48f2
+# %% ../nbs/10_synth.ipynb #dc7c59b1
 class WorkerPool:
     "Worker processes for the dynamic stages; a crashed or hung worker fails its task and is replaced."
     def __init__(self, fc: FilterConfig, devices: list, threads: int = 1, timeout_s: float = 600.0):
         import multiprocessing as mp
         self.fc, self.devices, self.threads, self.timeout_s = fc, devices, threads, timeout_s
-        self.ctx, self.procs, self.conns = mp.get_context('spawn'), [None] * len(devices), [None] * len(devices)
-        for i in range(len(devices)): self._start(i)
+        self.ctx, n = mp.get_context('spawn'), len(devices)
+        self.procs, self.conns, self.ready = [None] * n, [None] * n, [False] * n
+        for i in range(n): self._start(i)
 
     def _start(self, i):
         parent, child = self.ctx.Pipe()
         p = self.ctx.Process(target=_worker_main, args=(child, asdict(self.fc), self.devices[i], self.threads), daemon=True)
         p.start(); child.close()
-        self.procs[i], self.conns[i] = p, parent
+        self.procs[i], self.conns[i], self.ready[i] = p, parent, False
 
 # %% ../nbs/10_synth.ipynb #4f5200e2
 @patch
@@ -1275,18 +1304,28 @@ def _poll(self: WorkerPool, i: int, job: list):
     done = [dict(stage=s, status='pass', reason=None) for s in DYNAMIC_STAGES[:DYNAMIC_STAGES.index(stage)] if s in self.fc.stages]
     return key, dict(stages=done + [dict(stage=stage, status='fail', reason=reason, s=round(time.monotonic() - t0, 3))], metrics={})
 
-# %% ../nbs/10_synth.ipynb #94b7d03a
+# %% ../nbs/10_synth.ipynb #f209b7ca
+@patch
+def _is_ready(self: WorkerPool, i: int) -> bool:
+    "Whether worker `i` has finished starting (imports done); a worker that died while starting is restarted."
+    if not self.ready[i]:
+        try:
+            while self.conns[i].poll(): self.ready[i] = self.conns[i].recv()[0] == 'ready' or self.ready[i]
+        except (EOFError, OSError): pass
+        if not self.ready[i] and not self.procs[i].is_alive(): self.procs[i].join(5); self._start(i)
+    return self.ready[i]
+
 @patch
 def run(self: WorkerPool, items):
-    "Yield (key, result) for each (key, Task) in `items`, as workers finish them."
+    "Yield (key, result) for each (key, Task) in `items`, as workers finish them (a task's time starts when a worker takes it)."
     from multiprocessing.connection import wait
     queue, busy = deque(items), {}
     while queue or busy:
         for i in range(len(self.procs)):
-            if i not in busy and queue:
+            if i not in busy and queue and self._is_ready(i):
                 key, task = queue.popleft()
                 self.conns[i].send((key, asdict(task))); busy[i] = [key, time.monotonic(), None]
-        wait([self.conns[i] for i in busy] + [self.procs[i].sentinel for i in busy], timeout=1.0)
+        wait(self.conns + [p.sentinel for p in self.procs], timeout=1.0)
         for i in list(busy):
             if (res := self._poll(i, busy[i])) is not None: del busy[i]; yield res
 

@@ -1,0 +1,48 @@
+"""Synthesis on a GPU: run `synthesize` with the cuda backend (gpu preset, the paper's 1-100 ms eager window) and record
+how the composer's GPU cost model compares with measured eager times, the funnel and the wall time.
+
+    python bench/synth_gpu.py --n 200 --out runs/synth_gpu          # on a GPU machine; writes bench/results/synth_gpu.json
+
+`--backend cpu` runs the same script on a CPU (cpu preset) to check the script itself.
+"""
+import argparse, json, statistics, time
+from pathlib import Path
+import torch
+from cuda_agent_wb.synth import SynthConfig, FilterConfig, STAGES, synthesize
+
+
+def quantiles(xs, qs=(0.1, 0.5, 0.9)):
+    xs = sorted(xs)
+    return {f"p{int(q * 100)}": round(xs[min(len(xs) - 1, int(q * len(xs)))], 4) for q in qs} if xs else {}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--n', type=int, default=200)
+    ap.add_argument('--seed', type=int, default=0)
+    ap.add_argument('--backend', default='cuda', choices=['cuda', 'cpu'])
+    ap.add_argument('--out', default='runs/synth_gpu')
+    ap.add_argument('--workers', type=int, default=None, help='default: one per GPU')
+    ap.add_argument('--results', default=str(Path(__file__).parent / 'results' / 'synth_gpu.json'))
+    a = ap.parse_args()
+    if a.backend == 'cuda' and not torch.cuda.is_available(): raise SystemExit("no CUDA device visible: run this on a GPU machine")
+    t0 = time.time()
+    run = synthesize(SynthConfig(n=a.n, seed=a.seed, out_dir=a.out, workers=a.workers), FilterConfig(backend=a.backend, stages=STAGES))
+    preset = 'gpu' if a.backend == 'cuda' else 'cpu'
+    timed = [r for r in run.records if r['metrics'].get('eager_ms') and r['est_ms'].get(preset)]
+    ratio = [r['metrics']['eager_ms'] / r['est_ms'][preset] for r in timed]
+    kept = run.accepted
+    res = dict(
+        device=torch.cuda.get_device_name(0) if a.backend == 'cuda' else 'cpu', backend=a.backend, n=a.n, seed=a.seed,
+        wall_s=round(time.time() - t0, 1), candidates=len(run.records), kept=len(kept), funnel=run.funnel,
+        eager_ms_kept=quantiles([r['metrics']['eager_ms'] for r in kept if r['metrics'].get('eager_ms')]),
+        compile_ms_kept=quantiles([r['metrics']['compile_ms'] for r in kept if r['metrics'].get('compile_ms')]),
+        measured_over_estimated=dict(**quantiles(ratio), median=round(statistics.median(ratio), 3) if ratio else None, n=len(ratio)),
+        window_ms=FilterConfig(backend=a.backend).gpu_window_ms if a.backend == 'cuda' else FilterConfig().cpu_window_ms,
+        torch=torch.__version__)
+    Path(a.results).parent.mkdir(parents=True, exist_ok=True)
+    Path(a.results).write_text(json.dumps(res, indent=1) + '\n')
+    print(json.dumps({k: v for k, v in res.items() if k != 'funnel'}, indent=1))
+
+
+if __name__ == '__main__': main()
