@@ -752,7 +752,7 @@ def policy(self: Trainer) -> ActorPolicy:
     "The live actor as a policy."
     return ActorPolicy(self.acc.unwrap_model(self.actor), self.tok, self.cfg.max_new_tokens, self.cfg.temperature, self.cfg.max_seq_len)
 
-# %% ../nbs/12_train.ipynb #5b33206a
+# %% ../nbs/12_train.ipynb #4d746839
 @contextlib.contextmanager
 def full_params(model):
     "Gather an FSDP-sharded model's full parameters (for generation); a no-op otherwise."
@@ -764,10 +764,20 @@ def full_params(model):
 
 @patch
 def shard(self: Trainer, n: int) -> list[int]:
-    "The global episode indices this process plays, out of `n`."
-    w, r = self.acc.num_processes, self.acc.process_index
-    if n % w: raise ValueError(f"{n} episodes per iteration do not split over {w} processes")
-    return list(range(r, n, w))
+    "The global episode indices this process plays, out of `n` (which must split evenly over the processes)."
+    if n % self.acc.num_processes: raise ValueError(f"{n} episodes per iteration do not split over {self.acc.num_processes} processes")
+    return self.shard_of(n)
+
+@patch
+def shard_of(self: Trainer, n: int) -> list[int]:
+    "This process's indices out of `n` items (round robin; uneven splits allowed)."
+    return list(range(self.acc.process_index, n, self.acc.num_processes))
+
+@patch
+def even_share(self: Trainer, items: list) -> list:
+    "This process's share of `items`, the list cycled so every process gets the same count (equal steps under DDP)."
+    w = self.acc.num_processes; n = math.ceil(len(items) / w) * w
+    return [items[i % len(items)] for i in range(n)][self.acc.process_index::w]
 
 # %% ../nbs/12_train.ipynb #db0a6a2d
 @patch
@@ -787,7 +797,7 @@ def rollout_kernel(self: Trainer, tasks: list, out_dir, max_turns: int, make_pol
     paths = [Path(out_dir)/f"{trajectory_stem(t, k)}.jsonl" for t in tasks for k in range(samples)]
     return [read_trajectory(p) for p in paths if p.exists()]
 
-# %% ../nbs/12_train.ipynb #ebe0cd2d
+# %% ../nbs/12_train.ipynb #c607cb8e
 @patch
 def collect(self: Trainer, stage: int, it: int) -> list[dict]:
     "Play iteration `it` of stage 1 or 4 (this process's share); returns the trajectories."
@@ -807,8 +817,7 @@ def collect(self: Trainer, stage: int, it: int) -> list[dict]:
         if n // k > len(self.tasks()): raise ValueError(f"ppo_episodes={n} needs {n // k} distinct tasks at samples_per_task={k}, "
                                                         f"but there are {len(self.tasks())}: raise samples_per_task")
         tasks = self.iteration_tasks('agentic', it, n // k)
-        mine = [tasks[i] for i in range(len(tasks)) if i % self.acc.num_processes == self.acc.process_index]
-        return self.rollout_kernel(mine, d, c.max_turns, samples=k)
+        return self.rollout_kernel([tasks[i] for i in self.shard_of(len(tasks))], d, c.max_turns, samples=k)
 
 # %% ../nbs/12_train.ipynb #83d1cdae
 def _mean(xs): xs = [x for x in xs if x is not None]; return sum(xs) / len(xs) if xs else None
@@ -939,19 +948,21 @@ def ppo_iteration(self: Trainer, stage: int, it: int) -> dict:
                rollout_s=t1 - t0, update_s=t2 - t1, step_s=t2 - t0, tokens_per_s=ntok / max(t2 - t1, 1e-9))
     return self.reduce(rec)
 
-# %% ../nbs/12_train.ipynb #d242002e
-_SUMMED, _MAXED = ('episodes', 'trainable_tokens', 'kept', 'pool'), ('reward_max', 'ratio_dev')
+# %% ../nbs/12_train.ipynb #9eebb1eb
+_SUMMED, _MAXED = ('episodes', 'trainable_tokens', 'kept', 'pool', 'dropped_unfinished', 'dropped_reward', 'dropped_loop',
+                   'dropped_schema'), ('reward_max', 'ratio_dev')
 
 @patch
 def reduce(self: Trainer, rec: dict) -> dict:
-    "Combine a metrics record over processes (mean; sums for counts, max for maxima); None stays None."
+    "Combine a metrics record over processes (mean; sums for counts, max for maxima; None where no process had a value)."
     if self.acc.num_processes == 1: return rec
-    out = {}
-    for k, v in rec.items():
-        if not isinstance(v, (int, float)) or isinstance(v, bool): out[k] = v; continue
-        op = 'sum' if k in _SUMMED else 'mean'
-        t = torch.tensor(float(v), device=self.acc.device)
-        out[k] = (self.acc.gather(t).max() if k in _MAXED else self.acc.reduce(t, op)).item()
+    keys = sorted(k for k, v in rec.items() if v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)))
+    vals = torch.tensor([[float('nan') if rec[k] is None else float(rec[k]) for k in keys]], device=self.acc.device)
+    allv = self.acc.gather(vals).cpu()                                   # (processes, keys): one collective
+    out = dict(rec)
+    for j, k in enumerate(keys):
+        col = allv[:, j][~torch.isnan(allv[:, j])]
+        out[k] = None if not len(col) else (col.sum() if k in _SUMMED else col.max() if k in _MAXED else col.mean()).item()
     return out
 
 # %% ../nbs/12_train.ipynb #e26e1c2b
@@ -977,7 +988,7 @@ def set_lr(self: Trainer, actor_lr=None, critic_lr=None):
         if lr is not None:
             for g in opt.param_groups: g['lr'] = lr
 
-# %% ../nbs/12_train.ipynb #444a35f6
+# %% ../nbs/12_train.ipynb #3f19b467
 @patch
 def rft_pool(self: Trainer) -> list[dict]:
     "Sample the RFT pool (this process's share): actor trajectories, plus scripted ones if asked."
@@ -988,7 +999,7 @@ def rft_pool(self: Trainer) -> list[dict]:
             trajs = play_lockstep([GuessEnv(targets[i], c.rft_max_turns) for i in self.shard(n)], self.policy(), d/'actor', samples=self.shard(n))
             if c.rft_scripted: trajs += self._bisect_pool(d/'scripted')
             return trajs
-        mine = [t for i, t in enumerate(self.tasks()) if i % self.acc.num_processes == self.acc.process_index]
+        mine = [self.tasks()[i] for i in self.shard_of(len(self.tasks()))]
         trajs = self.rollout_kernel(mine, d/'actor', c.rft_max_turns, samples=c.rft_samples)
     if c.rft_scripted:
         from cuda_agent_wb.agent import script_path, load_script
@@ -999,8 +1010,8 @@ def rft_pool(self: Trainer) -> list[dict]:
 
 @patch
 def _bisect_pool(self: Trainer, d):
-    envs = [GuessEnv(t, self.cfg.rft_max_turns) for t in range(10)]
-    return [_play_one(e, BisectPolicy(), d, k) for k, e in enumerate(envs)]
+    "The toy expert's episodes, one per target digit (this process's share)."
+    return [_play_one(GuessEnv(t, self.cfg.rft_max_turns), BisectPolicy(), d, t) for t in self.shard_of(10)]
 
 def _play_one(env, policy, d, k):
     "One episode of any policy on any environment, recorded like `play_lockstep`."
@@ -1015,7 +1026,7 @@ def _play_one(env, policy, d, k):
         w.write(make_summary(steps, env.stop_reason, True))
     return read_trajectory(p)
 
-# %% ../nbs/12_train.ipynb #277c0828
+# %% ../nbs/12_train.ipynb #7606c824
 def load_rft_dataset(path) -> list[dict]:
     "The kept trajectories listed in an RFT dataset.jsonl (each read back from its file)."
     from cuda_agent_wb.rollout import read_trajectory
@@ -1031,23 +1042,25 @@ def rft_dataset(self: Trainer) -> list[dict]:
     kept, dropped = rft_filter(pool, c.rft_min_reward, c.rft_max_repeats)
     rows = [dict(path=t['path'], task_id=t['header']['task_id'], reward=trajectory_reward(t), turns=len(t['steps']),
                  scripted=bool((t['summary'] or {}).get('scripted'))) for t in kept]
-    rows = [r for rs in self.acc.gather_for_metrics([rows], use_gather_object=True) for r in rs] if self.acc.num_processes > 1 else rows
+    if self.acc.num_processes > 1:
+        from accelerate.utils import gather_object
+        rows = gather_object(rows)
     if self.acc.is_main_process:
         f.parent.mkdir(parents=True, exist_ok=True); f.write_text(''.join(json.dumps(r) + '\n' for r in rows))
     self.acc.wait_for_everyone()
     st = rollout_stats(pool)
-    self.metrics.log('rft', 0, stage_no=2, phase='filter', pool=len(pool), kept=len(kept), **{f"dropped_{k}": v for k, v in dropped.items()},
-                     reward_mean=st['reward_mean'], pass_rate=st['pass_rate'], scripted_kept=sum(r['scripted'] for r in rows))
+    rec = dict(pool=len(pool), kept=len(kept), **{f"dropped_{k}": dropped.get(k, 0) for k in ('unfinished', 'reward', 'loop', 'schema')},
+               reward_mean=st['reward_mean'], pass_rate=st['pass_rate'])
+    self.metrics.log('rft', 0, stage_no=2, phase='filter', **self.reduce(rec), scripted_kept=sum(r['scripted'] for r in rows))
     self.state['rft_ready'] = True
     return load_rft_dataset(f)
 
-# %% ../nbs/12_train.ipynb #02bd2055
+# %% ../nbs/12_train.ipynb #e2e8de73
 @patch
 def sft_epoch(self: Trainer, episodes: list, epoch: int, step0: int) -> int:
     "One SFT pass over `episodes`; logs a record per optimiser step; returns the next step number."
     c, step = self.cfg, step0
-    mine = episodes[self.acc.process_index::self.acc.num_processes]
-    mbs = self.micro_batches(mine, f"sft-{epoch}", c.micro_batch)
+    mbs = self.micro_batches(self.even_share(episodes), f"sft-{epoch}", c.micro_batch)
     for g in self.groups(mbs, c.sft_batch):
         t0, ntok = time.time(), sum(b['mask'].sum().item() for b in g) or 1.0
         losses = []
@@ -1079,7 +1092,7 @@ def rft_stage(self: Trainer):
         self.state['step'] = epoch + 1
         if (epoch + 1) % c.save_every == 0 or epoch + 1 == c.sft_epochs: self.save_checkpoint()
 
-# %% ../nbs/12_train.ipynb #ba20db86
+# %% ../nbs/12_train.ipynb #6e2ee33c
 @patch
 def value_step(self: Trainer, g: list) -> dict:
     "One value-pretraining step on a mini-batch of micro-batches; returns its stats."
@@ -1108,7 +1121,7 @@ def value_stage(self: Trainer):
     eps = [episode_from_trajectory(t, self.tok, c.max_seq_len) for t in trajs]
     self.set_lr(critic_lr=c.value_lr)
     for epoch in range(self.state['step'], c.value_epochs):
-        mbs = self.micro_batches(eps[self.acc.process_index::self.acc.num_processes], f"value-{epoch}", c.micro_batch)
+        mbs = self.micro_batches(self.even_share(eps), f"value-{epoch}", c.micro_batch)
         for g in self.groups(mbs, c.value_batch):
             t0 = time.time(); r = self.value_step(g)
             self.metrics.log('value', self.state['value_step'], stage_no=3, epoch=epoch, **self.reduce(dict(r, step_s=time.time() - t0)))

@@ -130,3 +130,21 @@ def test_papermill_tiny_cpu_kernel_env(tmp_path):
                         '-p', 'out_dir', str(out), '--cwd', str(ROOT)], capture_output=True, text=True, timeout=1800, cwd=ROOT)
     assert r.returncode == 0, r.stderr[-3000:]
     assert set(read_metrics(out/'metrics.jsonl')['stage']) == {'warmup', 'rft', 'value', 'agentic'}
+
+
+def test_two_processes_ddp_on_cpu(tmp_path):
+    "The multi-process path (sharded episodes, DDP gradient sync, reduced metrics, gathered RFT dataset), on 2 CPU processes."
+    out = tmp_path/'ddp'
+    sets = ['warmup_iterations=1', 'warmup_episodes=8', 'rft_samples=8', 'rft_scripted=true', 'sft_epochs=1', 'value_epochs=1',
+            'ppo_iterations=1', 'ppo_episodes=8', 'mini_batch=8', 'micro_batch=2']
+    env = {**os.environ, 'ACCELERATE_USE_CPU': 'true', 'OMP_NUM_THREADS': '1'}
+    r = subprocess.run([sys.executable, '-m', 'torch.distributed.run', '--nproc_per_node', '2', '-m', 'cuda_agent_wb.train',
+                        '--preset', 'toy', '--out', str(out), *[a for s in sets for a in ('--set', s)]],
+                       capture_output=True, text=True, timeout=900, env=env, cwd=ROOT)
+    assert r.returncode == 0, r.stderr[-3000:]
+    m = read_metrics(out/'metrics.jsonl')
+    assert set(m['stage']) == {'warmup', 'rft', 'value', 'agentic'}
+    assert m[m['stage'] == 'agentic']['episodes'].tolist() == [8.0]          # 4 per process, summed
+    assert m[(m['stage'] == 'rft') & (m['phase'] == 'filter')]['pool'].tolist() == [18.0]   # 8 sampled + 10 expert demos
+    assert len((out/'rft'/'dataset.jsonl').read_text().splitlines()) >= 10
+    assert len(list((out/'trajectories'/'agentic'/'it0000').glob('*.jsonl'))) == 8
