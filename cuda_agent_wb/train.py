@@ -541,12 +541,12 @@ class TrainConfig:
     save_every: int = 1                  # checkpoint every N iterations / epochs
     resume: bool = True
 
-# %% ../nbs/12_train.ipynb #279efe3b
+# %% ../nbs/12_train.ipynb #51c672e0
 PRESETS = {
     'paper': dict(dtype='bfloat16', grad_ckpt=True, backend='cuda', max_seq_len=131072, max_turns=150, rft_max_turns=150,
                   max_new_tokens=8192, warmup_episodes=1024, ppo_episodes=1024, mini_batch=1024, micro_batch=1, workers=64),
     'tiny-cpu': dict(dtype='float32', tokenizer='bpe', env='kernel', backend='cpu', tasks=['relu', 'scale_gelu'],
-                     max_new_tokens=48, max_seq_len=8192, actor_lr=1e-4, critic_lr=1e-4,
+                     max_new_tokens=48, max_seq_len=8192, actor_lr=1e-4, critic_lr=1e-4, ppo_epochs=2,
                      warmup_iterations=2, warmup_episodes=2, mini_batch=2, micro_batch=2,
                      rft_samples=1, rft_max_turns=2, rft_scripted=True, sft_epochs=2, sft_lr=1e-3, sft_batch=2,
                      value_epochs=2, value_lr=1e-3, value_batch=2,
@@ -555,7 +555,7 @@ PRESETS = {
                 ppo_epochs=2, mini_batch=32, micro_batch=32, max_turns=4,
                 warmup_iterations=8, warmup_episodes=64, rft_samples=64, rft_max_turns=4, sft_epochs=2, sft_lr=1e-3,
                 sft_batch=32, value_epochs=3, value_lr=3e-3, value_batch=32, ppo_iterations=20, ppo_episodes=64),
-    'gpu-100m': dict(tiny=dict(hidden=768, layers=12, heads=12, kv_heads=4, intermediate=2048), tokenizer='bpe',
+    'gpu-100m': dict(tiny=dict(hidden=768, layers=12, heads=12, kv_heads=4, intermediate=2048, max_positions=32768), tokenizer='bpe',
                      dtype='bfloat16', grad_ckpt=True, env='kernel', backend='cuda', tasks=['relu', 'softmax', 'matmul', 'layernorm'],
                      max_new_tokens=256, max_seq_len=16384, actor_lr=3e-6, critic_lr=6e-6, warmup_iterations=1, warmup_episodes=8,
                      mini_batch=8, micro_batch=2, rft_samples=1, rft_max_turns=4, rft_scripted=True, sft_epochs=1, sft_batch=4,
@@ -931,13 +931,15 @@ def batch_stats(mbs: list[dict]) -> dict:
     if 'ref_logp' in mbs[0]: out['ref_kl'] = torch.cat([kl_penalty(b['old_logp'], b['ref_logp'], 'k3')[b['mask'].bool()] for b in mbs]).mean().item()
     return out
 
-# %% ../nbs/12_train.ipynb #9d1da654
+# %% ../nbs/12_train.ipynb #6da387c9
 @patch
 def ppo_iteration(self: Trainer, stage: int, it: int) -> dict:
     "Collect one iteration of rollouts, score them, run the PPO update; returns the metrics record."
     c, t0 = self.cfg, time.time()
     trajs = self.collect(stage, it)
     t1 = time.time()
+    if not trajs: raise RuntimeError(f"stage {stage} iteration {it}: no trajectory was recorded (see the rollout_summary.jsonl "
+                                     f"under {self.out/'trajectories'/STAGES[stage]} for the episodes' errors)")
     eps = [episode_from_trajectory(t, self.tok, c.max_seq_len) for t in trajs]
     mbs = self.micro_batches(eps, f"{stage}-{it}", c.micro_batch)
     self.score(mbs)

@@ -1,0 +1,70 @@
+"""Agentic PPO on a GPU, end to end: a random-init ~100M-parameter decoder (the `gpu-100m` preset: hidden 768, 12
+layers, bf16, gradient checkpointing) plays the real CUDA kernel environment through the rollout runner (nvcc, the
+evaluator's compile / verify / profile on the GPU) and takes a few multi-turn PPO steps (actor and critic). Records per
+step: wall time split into rollout and update, update tokens/s, generation tokens/s, the precision-path check
+(`ratio_dev`, the largest |log ratio| before the first optimiser step: 0 when behaviour and training log-probs come
+from the same path), losses, KL, clip fraction, peak GPU memory.
+
+    python bench/train_gpu.py                      # on an H100: 3 PPO steps; writes bench/results/train_gpu.json
+    python bench/train_gpu.py --steps 5 --episodes 16 --stages 1,4
+    python bench/train_gpu.py --backend cpu --steps 1 --episodes 2 --set tiny='{"hidden": 64, "layers": 2, "heads": 4, "kv_heads": 2}' \\
+        --set dtype=float32 --set grad_ckpt=false --set max_new_tokens=32 --set max_turns=2 --set samples_per_task=1 \\
+        --set mini_batch=2 --results /tmp/train_gpu_check.json        # checks the script itself on a CPU
+
+A random-init model writes garbage, so the rewards are -1 (an unparseable reply is answered by the environment and
+the episode goes on to its turn limit): the run measures the machinery — rollouts, evaluator, scoring, PPO update —
+at a realistic model size, not learning.
+"""
+import argparse, json, shutil, statistics, time
+from pathlib import Path
+import torch
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--steps', type=int, default=3, help='agentic PPO iterations')
+    ap.add_argument('--episodes', type=int, default=8, help='episodes per iteration (global batch = PPO mini-batch)')
+    ap.add_argument('--stages', default='4', help='stages to run (default: 4, agentic PPO only)')
+    ap.add_argument('--backend', default='cuda', choices=['cuda', 'cpu'])
+    ap.add_argument('--out', default='runs/train_gpu')
+    ap.add_argument('--set', action='append', default=[], metavar='KEY=VALUE', help='override a TrainConfig field')
+    ap.add_argument('--results', default=str(Path(__file__).parent / 'results' / 'train_gpu.json'))
+    a = ap.parse_args()
+    if a.backend == 'cuda' and not torch.cuda.is_available(): raise SystemExit("no CUDA device visible: run this on a GPU machine")
+    from cuda_agent_wb.train import Trainer, make_config, parse_overrides, read_metrics, STAGES
+    import transformers
+    if Path(a.out).exists(): shutil.rmtree(a.out)
+    ov = dict(out_dir=a.out, stages=[int(s) for s in a.stages.split(',')], backend=a.backend, ppo_iterations=a.steps,
+              ppo_episodes=a.episodes, mini_batch=a.episodes, warmup_iterations=1, warmup_episodes=a.episodes, resume=False)
+    cfg = make_config('gpu-100m', **{**ov, **parse_overrides(a.set)})
+    t0 = time.time()
+    tr = Trainer(cfg)
+    setup_s = time.time() - t0
+    n_params = sum(p.numel() for p in tr.actor.parameters())
+    if torch.cuda.is_available(): torch.cuda.reset_peak_memory_stats()
+    tr.run()
+    wall = time.time() - t0
+    m = read_metrics(Path(a.out) / 'metrics.jsonl')
+    keys = ['stage', 'step', 'episodes', 'reward_mean', 'pass_rate', 'turns_mean', 'parse_error_rate', 'seq_len_mean',
+            'trainable_tokens', 'rollout_s', 'update_s', 'step_s', 'tokens_per_s', 'gen_tokens_per_s', 'ratio_dev', 'policy_loss',
+            'value_loss', 'kl', 'clip_frac', 'entropy', 'explained_var', 'grad_norm_actor', 'grad_norm_critic']
+    rows = [{k: r[k] for k in keys if k in r and r[k] == r[k]} for r in m.to_dict('records')]
+    ppo = [r for r in rows if r['stage'] == STAGES[4]]
+    med = lambda k: round(statistics.median([r[k] for r in ppo if r.get(k) is not None]), 4) if any(r.get(k) is not None for r in ppo) else None
+    res = dict(
+        device=torch.cuda.get_device_name(0) if a.backend == 'cuda' else 'cpu', backend=a.backend,
+        actor_params=n_params, model=cfg.tiny, dtype=cfg.dtype, grad_ckpt=cfg.grad_ckpt, tasks=cfg.tasks,
+        episodes_per_step=cfg.ppo_episodes, samples_per_task=cfg.samples_per_task, max_turns=cfg.max_turns,
+        max_new_tokens=cfg.max_new_tokens, micro_batch=cfg.micro_batch, steps=len(ppo),
+        median_step_s=med('step_s'), median_rollout_s=med('rollout_s'), median_update_s=med('update_s'),
+        median_update_tokens_per_s=med('tokens_per_s'), median_gen_tokens_per_s=med('gen_tokens_per_s'),
+        max_ratio_dev=max((r.get('ratio_dev') or 0) for r in ppo) if ppo else None,
+        peak_gpu_mem_gb=round(torch.cuda.max_memory_allocated() / 2**30, 2) if torch.cuda.is_available() else None,
+        setup_s=round(setup_s, 1), wall_s=round(wall, 1), per_step=rows,
+        torch=torch.__version__, transformers=transformers.__version__, cuda=torch.version.cuda)
+    Path(a.results).parent.mkdir(parents=True, exist_ok=True)
+    Path(a.results).write_text(json.dumps(res, indent=1) + '\n')
+    print(json.dumps({k: v for k, v in res.items() if k != 'per_step'}, indent=1))
+
+
+if __name__ == '__main__': main()
