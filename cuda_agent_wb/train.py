@@ -541,7 +541,7 @@ class TrainConfig:
     save_every: int = 1                  # checkpoint every N iterations / epochs
     resume: bool = True
 
-# %% ../nbs/12_train.ipynb #51c672e0
+# %% ../nbs/12_train.ipynb #91b055b1
 PRESETS = {
     'paper': dict(dtype='bfloat16', grad_ckpt=True, backend='cuda', max_seq_len=131072, max_turns=150, rft_max_turns=150,
                   max_new_tokens=8192, warmup_episodes=1024, ppo_episodes=1024, mini_batch=1024, micro_batch=1, workers=64),
@@ -555,7 +555,7 @@ PRESETS = {
                 ppo_epochs=2, mini_batch=32, micro_batch=32, max_turns=4,
                 warmup_iterations=8, warmup_episodes=64, rft_samples=64, rft_max_turns=4, sft_epochs=2, sft_lr=1e-3,
                 sft_batch=32, value_epochs=3, value_lr=3e-3, value_batch=32, ppo_iterations=20, ppo_episodes=64),
-    'gpu-100m': dict(tiny=dict(hidden=768, layers=12, heads=12, kv_heads=4, intermediate=2048, max_positions=32768), tokenizer='bpe',
+    'gpu-100m': dict(tiny=dict(hidden=768, layers=12, heads=12, kv_heads=4, intermediate=3072, max_positions=32768), tokenizer='bpe',
                      dtype='bfloat16', grad_ckpt=True, env='kernel', backend='cuda', tasks=['relu', 'softmax', 'matmul', 'layernorm'],
                      max_new_tokens=256, max_seq_len=16384, actor_lr=3e-6, critic_lr=6e-6, warmup_iterations=1, warmup_episodes=8,
                      mini_batch=8, micro_batch=2, rft_samples=1, rft_max_turns=4, rft_scripted=True, sft_epochs=1, sft_batch=4,
