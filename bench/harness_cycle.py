@@ -51,11 +51,21 @@ def main():
     res = {'device': torch.cuda.get_device_name(0), 'command': 'python bench/harness_cycle.py', 'preset': 'gpu'}
     res['env'] = env_fingerprint('cuda:0', {'allow_tf32': False})
 
+    def dump(phase):
+        res['phase_done'] = phase
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps(res, indent=1, default=str))
+        print(f"[{time.strftime('%H:%M:%S')}] phase done: {phase}", flush=True)
+
     t0 = time.perf_counter()
     ev = Evaluator('cuda')
-    warm = [ev.evaluate(tasks[n], write_candidate(work, n, 0, 'warm')) for n in names]
+    warm = []
+    for n in names:
+        warm.append(ev.evaluate(tasks[n], write_candidate(work, n, 0, 'warm')))
+        print(f"warm {n}: {warm[-1].breakdown}", flush=True)
     res['workbench_first_evals_s'] = round(time.perf_counter() - t0, 2)   # worker start + baselines (torch.compile) per task
-    res['warm_checks'] = {n: (r.correct, r.error) for n, r in zip(names, warm)}
+    res['warm_checks'] = {n: (r.correct, r.error, r.breakdown) for n, r in zip(names, warm)}
+    dump('warm')
 
     # cold: new sources, empty build cache, warm workers and cached baselines
     shutil.rmtree(cache_dir('builds'), ignore_errors=True)
@@ -66,11 +76,13 @@ def main():
         cold.append({'task': n, 'correct': r.correct, 'flags': r.flags, 'error': r.error, **r.breakdown,
                      'speedup_vs_eager': r.speedup_vs_eager, 'speedup_vs_compile': r.speedup_vs_compile})
         print(f"cold {i:2d} {n:18s} total {r.breakdown['total_s']:.2f}s  {r.breakdown}", flush=True)
+    res['cold'] = cold; dump('cold')
     cached = []
     for i in range(args.queue):
         n = names[i % len(names)]
         r = ev.evaluate(tasks[n], work / f"{n}_v{i // len(names)}cold")
         cached.append(r.breakdown['total_s'])
+    res['cached_cycles_s'] = cached; dump('cached')
     # throughput: a queue of new candidates through evaluate_many (compiles ahead while the GPU runs)
     shutil.rmtree(cache_dir('builds'), ignore_errors=True)
     pairs = [(tasks[names[i % len(names)]], write_candidate(work, names[i % len(names)], i // len(names), 'queue')) for i in range(args.queue)]
@@ -81,6 +93,7 @@ def main():
     spread_runs = [ev.evaluate(tasks['rmsnorm_silu_mul'], work / 'rmsnorm_silu_mul_v0cold') for _ in range(3)]
     meds = [r.timings['candidate']['median'] for r in spread_runs]
     ev.close()
+    res.update(queue_s=round(queue_s, 2), spread_medians_ms=meds); dump('queue+spread')
 
     conv = []
     for i in range(args.conventional):
