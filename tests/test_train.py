@@ -107,6 +107,10 @@ def test_cli_train_all_stages_on_toy(tmp_path):
     assert (out/'rft'/'dataset.jsonl').read_text().strip()        # the scripted bisect demos pass the filters
     r = run_cawb('train', '--preset', 'toy', '--out', out, '--set', 'ppo_iteratons=1')
     assert r.returncode == 2 and 'unknown training setting(s) ppo_iteratons' in r.stderr
+    # --no-resume starts over: the first run's records, trajectories and RFT dataset are gone
+    r = run_cawb('train', '--preset', 'toy', '--out', out, '--stages', '4', '--no-resume', *[a for s in sets[-4:] for a in ('--set', s)])
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert set(read_metrics(out/'metrics.jsonl')['stage']) == {'agentic'} and not (out/'rft').exists()
 
 
 def test_papermill_workflow_headless(tmp_path):
