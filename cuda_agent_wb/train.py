@@ -83,7 +83,7 @@ def quiet_logger(name, level=40):
     try: yield
     finally: lg.setLevel(old)
 
-# %% ../nbs/12_train.ipynb #e955da5d
+# %% ../nbs/12_train.ipynb #8221a632
 def _finish_model(model, grad_ckpt=False, lora=None, task_type='CAUSAL_LM'):
     "Gradient checkpointing and LoRA adapters, as asked."
     if grad_ckpt:
@@ -96,12 +96,14 @@ def _finish_model(model, grad_ckpt=False, lora=None, task_type='CAUSAL_LM'):
         model = get_peft_model(model, LoraConfig(task_type=task_type, **{'target_modules': 'all-linear', **head, **lora}))
     return model
 
+# %% ../nbs/12_train.ipynb #41959da2
 def load_actor(path, dtype='bfloat16', grad_ckpt=False, lora=None):
     "The actor: a causal LM from a local folder."
     from transformers import AutoModelForCausalLM
     with quiet_transformers(): m = AutoModelForCausalLM.from_pretrained(path, dtype=_dtype(dtype), local_files_only=True)
     return _finish_model(m, grad_ckpt, lora, 'CAUSAL_LM')
 
+# %% ../nbs/12_train.ipynb #d5f10351
 def load_critic(path, dtype='bfloat16', grad_ckpt=False, lora=None):
     "The critic: the same backbone with a scalar value head (a separate model), from a local folder."
     from transformers import AutoConfig, AutoModelForTokenClassification
@@ -230,13 +232,14 @@ class GuessEnv:
         m = re.search(r'\d', text or '')
         return (dict(tool='guess', args=dict(digit=int(m.group()))), None) if m else (None, 'no digit in the reply')
 
-# %% ../nbs/12_train.ipynb #8d8c1705
+# %% ../nbs/12_train.ipynb #42d17032
 @patch
 def reset(self: GuessEnv) -> list[dict]:
     "Start a new episode; returns the [system, user] messages."
     self.turn, self.done, self.stop_reason = 0, False, None
     return [dict(role='system', content=self.SYSTEM), dict(role='user', content=self.TASK)]
 
+# %% ../nbs/12_train.ipynb #cf01b0c1
 @patch
 def step(self: GuessEnv, action, parse_error=None):
     "Score one guess (or report an unparseable reply)."
@@ -553,7 +556,7 @@ class TrainConfig:
     save_every: int = 1                  # checkpoint every N iterations / epochs
     resume: bool = True
 
-# %% ../nbs/12_train.ipynb #91b055b1
+# %% ../nbs/12_train.ipynb #6b51c093
 PRESETS = {
     'paper': dict(dtype='bfloat16', grad_ckpt=True, backend='cuda', max_seq_len=131072, max_turns=150, rft_max_turns=150,
                   max_new_tokens=8192, warmup_episodes=1024, ppo_episodes=1024, mini_batch=1024, micro_batch=1, workers=64),
@@ -574,6 +577,7 @@ PRESETS = {
                      value_epochs=1, value_batch=4, ppo_iterations=3, ppo_episodes=8, samples_per_task=2, max_turns=4, workers=4),
 }
 
+# %% ../nbs/12_train.ipynb #7817bf89
 def make_config(preset='tiny-cpu', **overrides) -> TrainConfig:
     "A TrainConfig from a preset plus overrides; unknown keys and presets are errors naming them."
     if preset not in PRESETS and preset != 'custom': raise ValueError(f"unknown preset {preset!r}: choose {', '.join(PRESETS)}")
@@ -627,7 +631,7 @@ def validate_action(action, tools) -> str|None:
             return f"{action['tool']}: {k} should be {props[k]['type']}"
     return None
 
-# %% ../nbs/12_train.ipynb #45c4902a
+# %% ../nbs/12_train.ipynb #95c292f9
 def redundant_loop(steps: list, max_repeats: int = 3) -> bool:
     "True if one action got the same observation `max_repeats` times, or was issued `max_repeats` times in a row."
     from collections import Counter
@@ -640,6 +644,7 @@ def redundant_loop(steps: list, max_repeats: int = 3) -> bool:
         if run >= max_repeats: return True
     return False
 
+# %% ../nbs/12_train.ipynb #7988691d
 def rft_reject_reason(traj: dict, min_reward: float = 0.0, max_repeats: int = 3) -> str|None:
     "Why RFT drops a trajectory ('unfinished', 'reward', 'loop', 'schema'), or None to keep it."
     if traj.get('summary') is None: return 'unfinished'
@@ -650,6 +655,7 @@ def rft_reject_reason(traj: dict, min_reward: float = 0.0, max_repeats: int = 3)
         if s.get('action') is None or (tools and validate_action(s['action'], tools)): return 'schema'
     return None
 
+# %% ../nbs/12_train.ipynb #416a9d2f
 def rft_filter(trajs: list, min_reward: float = 0.0, max_repeats: int = 3) -> tuple[list, dict]:
     "The trajectories RFT keeps, and a count of the others by reason."
     from collections import Counter
@@ -684,7 +690,7 @@ def clear_run(self: Trainer):
     for n in gone: (shutil.rmtree if (self.out/n).is_dir() else os.remove)(self.out/n)
     if gone: print(f"cawb train: resume=False: removed the previous run's {', '.join(gone)} from {self.out}", file=sys.stderr)
 
-# %% ../nbs/12_train.ipynb #64d370bb
+# %% ../nbs/12_train.ipynb #e79e8e0e
 def base_tokenizer(kind: str):
     "A tokenizer built offline: 'char' (`char_tokenizer`) or 'bpe' (agent.tiny_lm's byte-level BPE)."
     if kind == 'char': return char_tokenizer()
@@ -693,6 +699,7 @@ def base_tokenizer(kind: str):
         return tiny_lm()[1]
     raise ValueError(f"tokenizer must be 'char' or 'bpe', not {kind!r}")
 
+# %% ../nbs/12_train.ipynb #6f30f6f4
 @patch
 def base_path(self: Trainer) -> Path:
     "The folder actor and critic start from (made from the `tiny` config if no model_path)."
@@ -727,7 +734,7 @@ def setup_models(self: Trainer):
     if c.ref_kl or c.kl_coef: self.ref = load_actor(base, c.dtype).to(self.acc.device).eval().requires_grad_(False)
     self.actor.train(); self.critic.train()
 
-# %% ../nbs/12_train.ipynb #14389356
+# %% ../nbs/12_train.ipynb #931d499e
 @patch
 def save_checkpoint(self: Trainer):
     "Save actor, critic, optimisers, RNG and progress to OUT/checkpoints/last (atomically)."
@@ -741,6 +748,7 @@ def save_checkpoint(self: Trainer):
         tmp.rename(last); shutil.rmtree(old, ignore_errors=True)
     self.acc.wait_for_everyone()
 
+# %% ../nbs/12_train.ipynb #a3e7ed51
 @patch
 def load_checkpoint(self: Trainer) -> bool:
     "Resume from OUT/checkpoints/last if there is one; drops metrics recorded after it."
@@ -753,7 +761,7 @@ def load_checkpoint(self: Trainer) -> bool:
     self.metrics.truncate_after(st, self.state['step'] - 1, later)
     return True
 
-# %% ../nbs/12_train.ipynb #2d3a5a53
+# %% ../nbs/12_train.ipynb #40f31916
 @patch
 def tasks(self: Trainer) -> list:
     "The training tasks (bundled by default), filtered to `cfg.tasks`."
@@ -769,6 +777,7 @@ def tasks(self: Trainer) -> list:
         self._tasks = ts
     return self._tasks
 
+# %% ../nbs/12_train.ipynb #6a8fe815
 @patch(as_prop=True)
 def evaluator(self: Trainer):
     "The evaluator of this process (started on first use)."
@@ -778,12 +787,13 @@ def evaluator(self: Trainer):
         self._evaluator = Evaluator(backend=self.cfg.backend, device=dev)
     return self._evaluator
 
+# %% ../nbs/12_train.ipynb #9093b3a6
 @patch
 def policy(self: Trainer) -> ActorPolicy:
     "The live actor as a policy."
     return ActorPolicy(self.acc.unwrap_model(self.actor), self.tok, self.cfg.max_new_tokens, self.cfg.temperature, self.cfg.max_seq_len)
 
-# %% ../nbs/12_train.ipynb #4d746839
+# %% ../nbs/12_train.ipynb #5f961c3d
 @contextlib.contextmanager
 def full_params(model):
     "Gather an FSDP-sharded model's full parameters (for generation); a no-op otherwise."
@@ -793,6 +803,7 @@ def full_params(model):
         with FSDP.summon_full_params(model, writeback=False): yield
     else: yield
 
+# %% ../nbs/12_train.ipynb #445614ca
 @patch
 def shard(self: Trainer, n: int) -> list[int]:
     "The global episode indices this process plays, out of `n` (which must split evenly over the processes)."
@@ -929,13 +940,14 @@ def _wmean(rows, key, wkey='_w'):
     tot = sum(r[wkey] for r in rows)
     return sum(r[key] * r[wkey] for r in rows) / tot if tot else None
 
-# %% ../nbs/12_train.ipynb #b8e6386b
+# %% ../nbs/12_train.ipynb #c9244db4
 @patch
 def groups(self: Trainer, mbs: list, mini_batch: int) -> list[list]:
     "Micro-batches grouped into mini-batches of `mini_batch` episodes (global, split over processes)."
     per = max(1, math.ceil(mini_batch / self.acc.num_processes / max(len(mbs[0]['reward']), 1)))
     return [mbs[i:i + per] for i in range(0, len(mbs), per)]
 
+# %% ../nbs/12_train.ipynb #f5264a34
 @patch
 def ppo_update(self: Trainer, mbs: list[dict]) -> dict:
     "PPO epochs over the mini-batches; returns token-weighted means of the losses and diagnostics."
@@ -998,7 +1010,7 @@ def reduce(self: Trainer, rec: dict) -> dict:
         out[k] = None if not len(col) else (col.sum() if k in _SUMMED else col.max() if k in _MAXED else col.mean()).item()
     return out
 
-# %% ../nbs/12_train.ipynb #e26e1c2b
+# %% ../nbs/12_train.ipynb #9599d299
 @patch
 def ppo_stage(self: Trainer, stage: int, iterations: int):
     "Run PPO iterations of stage 1 or 4 from the saved position, checkpointing every `save_every`."
@@ -1014,6 +1026,7 @@ def ppo_stage(self: Trainer, stage: int, iterations: int):
         self.state['step'] = it + 1
         if (it + 1) % self.cfg.save_every == 0 or it + 1 == iterations: self.save_checkpoint()
 
+# %% ../nbs/12_train.ipynb #3ca9bb54
 @patch
 def set_lr(self: Trainer, actor_lr=None, critic_lr=None):
     "Set the optimisers' learning rates (each stage has its own)."
@@ -1021,7 +1034,7 @@ def set_lr(self: Trainer, actor_lr=None, critic_lr=None):
         if lr is not None:
             for g in opt.param_groups: g['lr'] = lr
 
-# %% ../nbs/12_train.ipynb #3f19b467
+# %% ../nbs/12_train.ipynb #c43992a4
 @patch
 def rft_pool(self: Trainer) -> list[dict]:
     "Sample the RFT pool (this process's share): actor trajectories, plus scripted ones if asked."
@@ -1041,6 +1054,7 @@ def rft_pool(self: Trainer) -> list[dict]:
         trajs += self.rollout_kernel(have, d/'scripted', max(c.rft_max_turns, 50), make_policy=lambda t, k: load_script(script_path(t.id, c.backend)))
     return trajs
 
+# %% ../nbs/12_train.ipynb #56866980
 @patch
 def _bisect_pool(self: Trainer, d):
     "The toy expert's episodes, one per target digit (this process's share)."
@@ -1059,13 +1073,14 @@ def _play_one(env, policy, d, k):
         w.write(make_summary(steps, env.stop_reason, True))
     return read_trajectory(p)
 
-# %% ../nbs/12_train.ipynb #7606c824
+# %% ../nbs/12_train.ipynb #2976484d
 def load_rft_dataset(path) -> list[dict]:
     "The kept trajectories listed in an RFT dataset.jsonl (each read back from its file)."
     from cuda_agent_wb.rollout import read_trajectory
     rows = [json.loads(l) for l in Path(path).read_text().splitlines() if l.strip()]
     return [read_trajectory(r['path']) for r in rows]
 
+# %% ../nbs/12_train.ipynb #33843c09
 @patch
 def rft_dataset(self: Trainer) -> list[dict]:
     "Build (or reload) the RFT dataset: sample the pool, filter it, write OUT/rft/dataset.jsonl; logs the counts."
@@ -1125,7 +1140,7 @@ def rft_stage(self: Trainer):
         self.state['step'] = epoch + 1
         if (epoch + 1) % c.save_every == 0 or epoch + 1 == c.sft_epochs: self.save_checkpoint()
 
-# %% ../nbs/12_train.ipynb #6e2ee33c
+# %% ../nbs/12_train.ipynb #a45d4df5
 @patch
 def value_step(self: Trainer, g: list) -> dict:
     "One value-pretraining step on a mini-batch of micro-batches; returns its stats."
@@ -1142,6 +1157,7 @@ def value_step(self: Trainer, g: list) -> dict:
     return dict(value_loss=_wmean(rows, 'value_loss'), explained_var=_mean([r['explained_var'] for r in rows]),
                 **self.step_optimizers(actor=False))
 
+# %% ../nbs/12_train.ipynb #474d1a27
 @patch
 def value_stage(self: Trainer):
     "Stage 3: pretrain the critic on the RFT dataset (GAE targets, MSE)."
@@ -1162,7 +1178,7 @@ def value_stage(self: Trainer):
         self.state['step'] = epoch + 1
         if (epoch + 1) % c.save_every == 0 or epoch + 1 == c.value_epochs: self.save_checkpoint()
 
-# %% ../nbs/12_train.ipynb #9fda0701
+# %% ../nbs/12_train.ipynb #1e368ffa
 @patch
 def run(self: Trainer) -> Path:
     "Run the configured stages (resuming where a previous run stopped); returns the output folder."
@@ -1179,6 +1195,7 @@ def run(self: Trainer) -> Path:
     finally: self.close()
     return self.out
 
+# %% ../nbs/12_train.ipynb #93fde61a
 @patch
 def export(self: Trainer, dest):
     "Save actor and critic (with the tokenizer) as HF model folders under `dest`."
@@ -1198,7 +1215,7 @@ def run_pipeline(cfg: TrainConfig) -> Path:
     "Run the training stages of `cfg` in this process (one of many under accelerate launch); returns OUT."
     return Trainer(cfg).run()
 
-# %% ../nbs/12_train.ipynb #49f55cb3
+# %% ../nbs/12_train.ipynb #a982212a
 def config_from_args(preset='tiny-cpu', out=None, model=None, stages=None, sets=(), config=None, resume=True) -> TrainConfig:
     "A TrainConfig from command-line style arguments (`sets` are key=value strings)."
     if config: return load_config(config)
@@ -1207,6 +1224,7 @@ def config_from_args(preset='tiny-cpu', out=None, model=None, stages=None, sets=
     return make_config(preset, **ov, **{k: v for k, v in dict(out_dir=out and str(out), model_path=model and str(model)).items() if v},
                        resume=resume)
 
+# %% ../nbs/12_train.ipynb #16da0c5b
 def main(argv=None):
     "`python -m cuda_agent_wb.train` / `accelerate launch -m cuda_agent_wb.train`: run the pipeline."
     import argparse
