@@ -112,11 +112,13 @@ def baseline_key(task, preset: str, fp: dict, n: int, input_sets: int, flush: bo
     blob = json.dumps([task.hash, preset, fp['device'], fp['torch'], fp['cuda'], fp['precision'], fp.get('threads'), n, input_sets, flush], sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
-# %% ../nbs/06_profile.ipynb #d32bc649
+# %% ../nbs/06_profile.ipynb #9a5e766f
 def use_compile_cache():
-    "Point inductor's caches at the workbench cache dir (call before the first torch.compile)."
+    "Point inductor's caches at the workbench cache dir and compile in-process (call before the first torch.compile)."
     os.environ.setdefault('TORCHINDUCTOR_CACHE_DIR', str(cache_dir('inductor')))
     os.environ.setdefault('TRITON_CACHE_DIR', str(cache_dir('triton')))
+    import torch._inductor.config as ic
+    ic.compile_threads = 1          # no compile-worker subprocess pool inside the reference worker
 
 # %% ../nbs/06_profile.ipynb #0eabd0f4
 def measure_baselines(model, input_sets, timer: Timer, n: int, warmup: int) -> dict:

