@@ -504,11 +504,15 @@ def _reference_table(self: KernelEnv) -> str:
     return self._ref_table
 KernelEnv._evaluate, KernelEnv._reference_table = _evaluate, _reference_table
 
-# %% ../nbs/08_agent.ipynb #c56e80b8
+# %% ../nbs/08_agent.ipynb #330d2642
 def _profile_tool(self: KernelEnv):
     ref = f"Reference (PyTorch eager) kernels, by total time:\n{self._reference_table()}"
     if 'model_new.py' not in solution_files(self.workdir): return ref + "\n\n(no model_new.py yet: nothing of yours to profile)", {}, None, None
     text, d, reward, files = self._evaluate('profile')
+    mine = (d.get('timings') or {}).get('candidate_kernels')
+    if mine:
+        note = ' (CPU: only torch ops are recorded; your C++ runs between them)' if self.backend == 'cpu' else ''
+        text += f"\n\nYour solution's kernels / ops, by total time{note}:\n{format_kernel_table(mine)}"
     return f"{text}\n\n{ref}", d, reward, files
 
 def _finish_tool(self: KernelEnv, summary: str = ''):
