@@ -1,8 +1,8 @@
 """The conventional evaluation path, written from PyTorch's public APIs for bench/harness_cycle.py: each step is a
 fresh Python process, as in CUDA Agent's released harness.
   compile  WORKDIR BUILD_DIR      torch.utils.cpp_extension.load of kernels/*.cu + conv_binding.cpp (torch headers)
-  verify   WORKDIR BUILD_DIR TASK  5 random-input trials against the reference, in one process
-  profile  WORKDIR BUILD_DIR TASK  torch.compile the reference, time eager / compile / candidate (CUDA events, 10 calls)
+  verify   WORKDIR BUILD_DIR TASK PRESET  5 random-input trials against the reference, in one process
+  profile  WORKDIR BUILD_DIR TASK PRESET  torch.compile the reference, time eager / compile / candidate (CUDA events, 10 calls)
 """
 import sys, time, types
 from pathlib import Path
@@ -15,7 +15,7 @@ def load_ext(wd: Path, build: Path):
                 extra_cuda_cflags=['-O3', '-gencode=arch=compute_90,code=sm_90'], extra_cflags=['-O3'])
 
 
-def load_models(wd, build, task_path):
+def load_models(wd, build, task_path, preset):
     import torch
     ext = load_ext(wd, build)
     sys.modules['cawb_ext'] = ext
@@ -23,7 +23,7 @@ def load_models(wd, build, task_path):
     exec(compile((wd / 'model_new.py').read_text(), str(wd / 'model_new.py'), 'exec'), ns)
     tns = {}
     exec(compile(Path(task_path).read_text(), task_path, 'exec'), tns)
-    tns.update(tns.get('PRESETS', {}).get('gpu', {}))
+    tns.update(tns.get('PRESETS', {}).get(preset, {}))
     return ns['ModelNew'], tns
 
 
@@ -32,7 +32,7 @@ def main():
     import torch
     if mode == 'compile':
         load_ext(wd, build); return
-    ModelNew, tns = load_models(wd, build, sys.argv[4])
+    ModelNew, tns = load_models(wd, build, sys.argv[4], sys.argv[5])
     torch.manual_seed(0)
     init = tns['get_init_inputs']()
     ref = tns['Model'](*init).cuda()

@@ -18,11 +18,11 @@ sys.path.insert(0, str(ROOT / 'bench'))
 from _candidates import write_candidate, KERNELS   # noqa: E402
 
 
-def conventional_cycle(wd: Path, task_path: Path) -> dict:
+def conventional_cycle(wd: Path, task_path: Path, preset: str) -> dict:
     "One candidate through the conventional path; seconds per step (each a fresh process)."
     build = Path(tempfile.mkdtemp(prefix='conv-build-'))
     out = {}
-    for step, extra in (('compile', []), ('verify', [str(task_path)]), ('profile', [str(task_path)])):
+    for step, extra in (('compile', []), ('verify', [str(task_path), preset]), ('profile', [str(task_path), preset])):
         t0 = time.perf_counter()
         r = subprocess.run([sys.executable, str(ROOT / 'bench/_conventional.py'), step, str(wd), str(build), *extra],
                            capture_output=True, text=True)
@@ -39,16 +39,20 @@ def main():
     ap.add_argument('--out', default=str(ROOT / 'bench/results/harness_cycle.json'))
     ap.add_argument('--conventional', type=int, default=3, help='candidates through the conventional path')
     ap.add_argument('--queue', type=int, default=20, help='candidates in the throughput queue')
+    ap.add_argument('--preset', default='cpu', help="task size preset for the cycle and queue ('cpu' = small kernels)")
     args = ap.parse_args()
     import torch
     from cuda_agent_wb.config import cache_dir
     from cuda_agent_wb.tasks import load_task
     from cuda_agent_wb.reward import Evaluator
+    from cuda_agent_wb.config import load_settings
+    def settings(preset):
+        st = load_settings(); st.eval.preset = preset; return st
     from cuda_agent_wb.profile import env_fingerprint
     tasks = {n: load_task(ROOT / 'data/tasks' / f'{n}.py') for n in KERNELS}
     work = Path(tempfile.mkdtemp(prefix='cycle-'))
     names = list(KERNELS)
-    res = {'device': torch.cuda.get_device_name(0), 'command': 'python bench/harness_cycle.py', 'preset': 'gpu'}
+    res = {'device': torch.cuda.get_device_name(0), 'command': ' '.join(['python', *sys.argv]), 'preset': args.preset, 'spread_preset': 'gpu'}
     res['env'] = env_fingerprint('cuda:0', {'allow_tf32': False})
 
     def dump(phase):
@@ -58,7 +62,7 @@ def main():
         print(f"[{time.strftime('%H:%M:%S')}] phase done: {phase}", flush=True)
 
     t0 = time.perf_counter()
-    ev = Evaluator('cuda')
+    ev = Evaluator('cuda', settings=settings(args.preset))
     warm = []
     for n in names:
         warm.append(ev.evaluate(tasks[n], write_candidate(work, n, 0, 'warm')))
@@ -90,7 +94,9 @@ def main():
     qres = ev.evaluate_many(pairs)
     queue_s = time.perf_counter() - t0
     # spread: one >= 0.1 ms candidate timed in 3 fresh candidate processes
-    spread_runs = [ev.evaluate(tasks['rmsnorm_silu_mul'], work / 'rmsnorm_silu_mul_v0cold') for _ in range(3)]
+    ev.close()
+    ev = Evaluator('cuda', settings=settings('gpu'))
+    spread_runs = [ev.evaluate(tasks['rmsnorm_silu_mul'], work / 'rmsnorm_silu_mul_v0cold') for _ in range(4)][1:]   # first computes baselines
     meds = [r.timings['candidate']['median'] for r in spread_runs]
     ev.close()
     res.update(queue_s=round(queue_s, 2), spread_medians_ms=meds); dump('queue+spread')
@@ -98,7 +104,7 @@ def main():
     conv = []
     for i in range(args.conventional):
         n = names[i % len(names)]
-        c = conventional_cycle(work / f"{n}_v0cold", ROOT / 'data/tasks' / f'{n}.py')
+        c = conventional_cycle(work / f"{n}_v0cold", ROOT / 'data/tasks' / f'{n}.py', args.preset)
         conv.append({'task': n, **c, 'workbench_cold_s': cold[i]['total_s']})
         print(f"conventional {n}: {c}", flush=True)
 

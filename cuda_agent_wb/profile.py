@@ -24,7 +24,7 @@ def set_precision_policy(allow_tf32: bool) -> dict:
     torch.set_float32_matmul_precision('high' if allow_tf32 else 'highest')
     return {'allow_tf32': allow_tf32, 'float32_matmul_precision': torch.get_float32_matmul_precision()}
 
-# %% ../nbs/06_profile.ipynb #1dc0c4e8
+# %% ../nbs/06_profile.ipynb #fb02f1e1
 def device_name(device: str) -> str:
     "Marketing name of the GPU, or the CPU model."
     if torch.device(device).type == 'cuda': return torch.cuda.get_device_name(torch.device(device))
@@ -33,7 +33,7 @@ def device_name(device: str) -> str:
 
 def env_fingerprint(device: str, policy: dict) -> dict:
     "Device, versions and precision policy that a timing depends on."
-    fp = {'device': device_name(device), 'device_type': torch.device(device).type, 'torch': torch.__version__,
+    fp = {'device': device_name(device), 'device_type': torch.device(device).type, 'torch': str(torch.__version__),
           'cuda': torch.version.cuda, 'python': platform.python_version(), 'precision': policy}
     if fp['device_type'] == 'cpu': fp['threads'] = torch.get_num_threads()
     if fp['device_type'] == 'cuda': fp['driver'] = _driver_version()

@@ -389,7 +389,7 @@ def reference_main(conn, device: str, threads: int|None = None):
         except Exception as e: res = {'error': f"reference failed: {type(e).__name__}: {e}"[:800]}
         conn.send_bytes(pack_big(res))
 
-# %% ../nbs/07_reward.ipynb #d3ccab1d
+# %% ../nbs/07_reward.ipynb #3b015913
 class ReferenceWorker:
     "The evaluator's handle on the reference process."
     def __init__(self, device: str, threads=None): self.device, self.threads, self.proc, self.conn, self.pending = device, threads, None, None, False
@@ -410,8 +410,9 @@ class ReferenceWorker:
             if not self.conn.poll(timeout): raise TimeoutError
             res = unpack_big(self.conn.recv_bytes())
         except (EOFError, OSError, TimeoutError) as e:
-            self.close(); res = {'error': f"reference worker died ({type(e).__name__})"}
-        self.pending = False
+            self.close(); res = {'error': f"reference worker died or stalled ({type(e).__name__})"}
+        except Exception as e: res = {'error': f"unreadable reference reply: {type(e).__name__}: {e}"[:300]}
+        finally: self.pending = False
         return res
     def ask(self, req: dict, timeout: float = 3600) -> dict: self.submit(req); return self.result(timeout)
     def close(self):
