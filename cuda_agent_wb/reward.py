@@ -423,7 +423,7 @@ class ReferenceWorker:
             if self.proc.is_alive(): self.proc.kill()
         self.proc = None
 
-# %% ../nbs/07_reward.ipynb #a821471c
+# %% ../nbs/07_reward.ipynb #9fb32bfe
 class Evaluator:
     "Compile, verify and profile candidates for one device; results are rewards."
     def __init__(self, backend: str = 'auto', device: str|None = None, strict: bool = False, kernel_breakdown: bool = True, settings=None):
@@ -433,7 +433,7 @@ class Evaluator:
         self.atol, self.rtol = (self.s.eval.strict_atol, self.s.eval.strict_rtol) if strict else (self.s.eval.atol, self.s.eval.rtol)
         self.kernel_breakdown, self.lock = kernel_breakdown, threading.Lock()
         self.threads = None if self.backend.is_cuda else (os.cpu_count() or 1)
-        self.sandbox = Sandbox(preload=['torch', 'cuda_agent_wb.reward'], memory_mb=self.s.sandbox.memory_mb, run_timeout=self.s.sandbox.run_timeout)
+        self.sandbox = Sandbox(preload=['torch', 'torch._dynamo', 'torch.profiler', 'cuda_agent_wb.reward'], memory_mb=self.s.sandbox.memory_mb, run_timeout=self.s.sandbox.run_timeout)
         self.sandbox.writable = [str(_torch_ext_dir())]          # load_inline builds; all else read-only for candidates
         self.ref = ReferenceWorker(self.device, self.threads)
 
