@@ -14,8 +14,8 @@ from .config import SettingsError
 from .tasks import TaskError
 
 # %% auto #0
-__all__ = ['app', 'tasks_app', 'fail', 'tasks_list', 'demo', 'evaluate', 'rollout', 'synth', 'synth_recheck', 'synth_seeds',
-           'train', 'main']
+__all__ = ['app', 'tasks_app', 'fail', 'tasks_list', 'demo', 'evaluate', 'rollout', 'eval_', 'evaluate_dir', 'synth',
+           'synth_recheck', 'synth_seeds', 'train', 'main']
 
 # %% ../nbs/90_cli.ipynb #00277d64
 app = typer.Typer(help="cuda-agent-wb: agentic RL for CUDA kernel generation. Verbs mirror the notebooks.",
@@ -56,7 +56,7 @@ def tasks_list(path: Optional[Path] = typer.Argument(None, help="task file or fo
     typer.echo(f"{len(df)} task(s), {len(errors) + len(run_errors)} error(s)", err=True)
     if not len(df) and errors: raise typer.Exit(1)
 
-# %% ../nbs/90_cli.ipynb #b5d31a3d
+# %% ../nbs/90_cli.ipynb #99423e16
 @app.command()
 def demo(preset: str = typer.Option("cpu", help="size preset"),
          device: str = typer.Option("cpu", help="device for the eager runs"),
@@ -76,6 +76,13 @@ def demo(preset: str = typer.Option("cpu", help="size preset"),
     out = out or get_settings().paths.runs/'demo'/backend
     typer.echo(f"\n== scripted agent rollout on the bundled tasks ({backend} backend) -> {out} ==")
     _run_rollout(tasks, 'scripted', 1, backend, out, resume=False)
+    from cuda_agent_wb.eval import write_report
+    rep = out/'report'
+    typer.echo(f"\n== eval report on the demo trajectories -> {rep} ==")
+    res = write_report(out, rep)
+    _print_eval(res)
+    typer.echo(f"\nreport: {rep/'report.html'}\nmetrics: {rep/'metrics.json'}\n"
+               f"explore the trajectories: jupyter lab nbs/workflows/explore.ipynb   (set trajectories = '{out}')")
 
 # %% ../nbs/90_cli.ipynb #5b027e3a
 def _load_one_task(path: Path):
@@ -168,6 +175,80 @@ def rollout(tasks: Path = typer.Argument(..., help="task file or folder"),
     if temperature is not None: kw['temperature'] = temperature
     df = _run_rollout(ts, policy, samples, be, out, resume, workers, eval_workers, max_turns, mode, **kw)
     if df['error'].notna().all(): raise typer.Exit(1)
+
+# %% ../nbs/90_cli.ipynb #504bab17
+def _print_eval(res):
+    import pandas as pd
+    from cuda_agent_wb.eval import paper_table, fast_p_table
+    with pd.option_context('display.width', 200):
+        typer.echo(paper_table(res).to_string()); typer.echo(fast_p_table(res).round(3).to_string())
+
+@app.command("eval")
+def eval_(trajectories: Path = typer.Argument(..., help="folder of trajectories (<task>__s<k>.jsonl)"),
+          report_dir: Optional[Path] = typer.Option(None, help="where report.html and metrics.json go (default: TRAJECTORIES/report)"),
+          rescore: bool = typer.Option(False, "--rescore", help="re-run the evaluator on every best solution (needs --tasks)"),
+          tasks: Optional[Path] = typer.Option(None, help="task file/folder (KernelBench checkout, data/tasks, ...) for --rescore or --policy"),
+          policy: Optional[str] = typer.Option(None, help="run this policy (hf, openai, replay, scripted) over --tasks first"),
+          samples: int = typer.Option(1, min=1, help="--policy: trajectories per task"),
+          backend: str = typer.Option("auto", help="cpu, cuda or auto (for --rescore / --policy)"),
+          model: Optional[str] = typer.Option(None, help="--policy hf: checkpoint folder; openai: model name"),
+          best_of_samples: bool = typer.Option(False, "--best-of-samples", help="score each task's best sample only")):
+    "Score TRAJECTORIES (optionally after running a policy) and write the eval report."
+    from cuda_agent_wb.eval import write_report
+    from cuda_agent_wb.tasks import load_tasks
+    ts = None
+    if rescore or policy:
+        if tasks is None or not tasks.exists(): fail("--rescore and --policy need --tasks (an existing task file or folder)")
+        ts, errors = load_tasks(tasks)
+        for e in errors: typer.echo(f"cawb: skipped {e}", err=True)
+    be = _check_backend(backend).name if (rescore or policy) else None
+    if policy:
+        if policy not in ('hf', 'openai', 'replay', 'scripted'): fail(f"--policy {policy!r}: choose hf, openai, replay or scripted")
+        _run_rollout(ts, policy, samples, be, trajectories, resume=True, mode='eval', **({'model': model} if model else {}))
+    if not trajectories.exists(): fail(f"{trajectories}: no such trajectory folder or file")
+    report_dir = report_dir or (trajectories/'report' if trajectories.is_dir() else trajectories.parent/'report')
+    ev = None
+    if rescore:
+        from cuda_agent_wb.reward import Evaluator
+        ev = Evaluator(backend=be)
+    try: res = write_report(trajectories, report_dir, rescore_tasks=ts if rescore else None, evaluator=ev, best_of_samples=best_of_samples)
+    finally:
+        if ev is not None: ev.close()
+    for e in res['errors']: typer.echo(f"cawb: skipped {e}", err=True)
+    if not res['metrics']['overall']['n']: fail(f"{trajectories}: no trajectories found")
+    _print_eval(res)
+    typer.echo(f"report: {report_dir/'report.html'}\nmetrics: {report_dir/'metrics.json'}")
+
+# %% ../nbs/90_cli.ipynb #30929d3f
+@app.command("evaluate-dir")
+def evaluate_dir(tasks: Path = typer.Argument(..., help="task folder (a KernelBench checkout: level1/ level2/ ...)"),
+                 solutions: Path = typer.Argument(..., help="folder of level{L}_{id}_*.py solutions, or a mapping file (.json/.jsonl/.csv: solution, task[, claimed_speedup])"),
+                 backend: str = typer.Option("auto", help="cpu, cuda or auto"),
+                 claim_baseline: str = typer.Option("eager", help="what claimed speedups are relative to: eager or compile"),
+                 tolerance: float = typer.Option(0.8, help="a claim survives if the re-measured speedup is >= tolerance x claim"),
+                 report_dir: Optional[Path] = typer.Option(None, help="where reverify.csv and metrics.json go (default: SOLUTIONS/../reverify)")):
+    "Re-verify published solutions with every check; report which claimed speedups survive."
+    import json, pandas as pd
+    from cuda_agent_wb.tasks import load_tasks
+    from cuda_agent_wb.reward import Evaluator
+    from cuda_agent_wb.eval import solution_pairs, reverify, eval_results
+    if claim_baseline not in ('eager', 'compile'): fail(f"--claim-baseline {claim_baseline!r}: choose eager or compile")
+    for p in (tasks, solutions):
+        if not p.exists(): fail(f"{p}: no such file or folder")
+    ts, errors = load_tasks(tasks)
+    try: pairs, perr = solution_pairs(ts, solutions)
+    except (ValueError, OSError) as e: fail(str(e))
+    for e in errors + perr: typer.echo(f"cawb: skipped {e}", err=True)
+    if not pairs: fail(f"{solutions}: no solution matched a task in {tasks}")
+    be = _check_backend(backend).name
+    with Evaluator(backend=be) as ev: df = reverify(pairs, ev, claim_baseline, tolerance)
+    out = report_dir or (solutions.parent if solutions.is_file() else solutions.parent)/'reverify'
+    out.mkdir(parents=True, exist_ok=True)
+    df.to_csv(out/'reverify.csv', index=False)
+    (out/'metrics.json').write_text(json.dumps(eval_results(df.assign(backend=be, device=None), solutions, errors + perr, rescored=True), indent=1))
+    cols = ['task_id', 'correct', 'flags', 'speedup_vs_eager', 'speedup_vs_compile', 'claimed_speedup', 'survives', 'error']
+    with pd.option_context('display.width', 200, 'display.max_colwidth', 60): typer.echo(df[cols].to_string(index=False))
+    typer.echo(f"{int(df['survives'].sum())} of {len(df)} claimed speedups survive; {out/'reverify.csv'}")
 
 # %% ../nbs/90_cli.ipynb #c892bd2a
 def _synth_filters(backend, skip, kernelbench, cpu_window, decontam_threshold):

@@ -17,7 +17,7 @@ from .rollout import read_trajectory, best_step, _traj_files, _versions, _device
 __all__ = ['FAST_P', 'BEST_COLUMNS', 'PAPER_TABLE1', 'pass_rate', 'faster_rate', 'geomean_speedup', 'fast_p', 'group_metrics',
            'level_of', 'metrics_by_level', 'best_row', 'best_solutions', 'per_task_best', 'rescore_row', 'rescore',
            'env_now', 'eval_results', 'paper_table', 'fast_p_table', 'timed', 'speedup_bars', 'speedup_scatter',
-           'report_html', 'write_report']
+           'report_html', 'write_report', 'match_solution', 'solution_pairs', 'survives', 'reverify']
 
 # %% ../nbs/13_eval.ipynb #6a898efb
 def _arrays(correct, speedup):
@@ -250,3 +250,65 @@ def write_report(src, report_dir, rescore_tasks=None, evaluator=None, best_of_sa
     (d/'metrics.json').write_text(json.dumps(res, indent=1))
     (d/'report.html').write_text(report_html(res, df))
     return res
+
+# %% ../nbs/13_eval.ipynb #9e87fafb
+def _task_index(tasks) -> dict:
+    idx = {}
+    for t in tasks:
+        idx[t.id] = t
+        if t.level is not None:
+            num = Path(t.path or t.id).stem.split('_')[0]
+            idx[(t.level, num)] = t
+    return idx
+
+def match_solution(name: str, idx: dict):
+    "The task a KernelBench-named solution file (`level{L}_{id}_*.py`) belongs to, or None."
+    m = re.match(r'level(\d+)_(\d+)_', Path(name).name)
+    return idx.get((int(m.group(1)), m.group(2))) if m else None
+
+# %% ../nbs/13_eval.ipynb #763f3296
+def _read_mapping(path: Path) -> list[dict]:
+    if path.suffix == '.csv': return pd.read_csv(path).to_dict('records')
+    if path.suffix == '.jsonl': return [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
+    if path.suffix == '.json': return json.loads(path.read_text())
+    raise ValueError(f"{path}: mapping file must be .json, .jsonl or .csv")
+
+def solution_pairs(tasks, solutions) -> tuple[list[dict], list[str]]:
+    "[{solution, task, claimed_speedup}] for a folder of KernelBench-named files or a mapping file; (pairs, errors)."
+    idx, sp, pairs, errors = _task_index(tasks), Path(solutions), [], []
+    if sp.is_dir():
+        for f in sorted(sp.glob('*.py')):
+            t = match_solution(f.name, idx)
+            if t is None: errors.append(f"{f}: no task matches (expected level{{L}}_{{id}}_*.py with TASKS/level{{L}}/{{id}}_*.py)")
+            else: pairs.append(dict(solution=f, task=t, claimed_speedup=None))
+        return pairs, errors
+    for i, r in enumerate(_read_mapping(sp)):
+        if 'solution' not in r or 'task' not in r: errors.append(f"{sp}: entry {i} needs 'solution' and 'task'"); continue
+        f, tk = sp.parent/str(r['solution']), str(r['task'])
+        t = idx.get(tk) or next((x for x in tasks if x.path and (Path(x.path).resolve() == (sp.parent/tk).resolve())), None)
+        if t is None: errors.append(f"{sp}: entry {i}: no task {tk!r}"); continue
+        if not f.exists(): errors.append(f"{sp}: entry {i}: no such solution {f}"); continue
+        c = r.get('claimed_speedup')
+        pairs.append(dict(solution=f, task=t, claimed_speedup=None if c is None or (isinstance(c, float) and math.isnan(c)) else float(c)))
+    return pairs, errors
+
+# %% ../nbs/13_eval.ipynb #a869d463
+def survives(correct, flags, measured, claimed=None, tolerance: float = 0.8) -> bool:
+    "Does a claimed speedup survive re-verification?"
+    if not correct or flags or measured is None or measured <= 1: return False
+    return claimed is None or measured >= tolerance * claimed
+
+# %% ../nbs/13_eval.ipynb #ceb556a4
+def reverify(pairs: list[dict], evaluator, claim_baseline: str = 'eager', tolerance: float = 0.8, progress: bool = True) -> pd.DataFrame:
+    "Evaluate every (solution, task) pair with every check; one row each, with `survives`."
+    from tqdm.auto import tqdm
+    rows = []
+    for p in tqdm(pairs, desc='re-verify', disable=not progress):
+        r = evaluator.evaluate(p['task'], p['solution']).to_dict()
+        meas = r[f'speedup_vs_{claim_baseline}']
+        rows.append(dict(task_id=p['task'].id, sample=0, level=str(p['task'].level) if p['task'].level else 'other',
+                         solution=str(p['solution']), correct=bool(r['correct']), reward=r['reward'], flags=r['flags'],
+                         speedup_vs_eager=r['speedup_vs_eager'], speedup_vs_compile=r['speedup_vs_compile'],
+                         claimed_speedup=p['claimed_speedup'], error=(r['error'] or '').splitlines()[0][:200] if r['error'] else None,
+                         survives=survives(r['correct'], r['flags'], meas, p['claimed_speedup'], tolerance)))
+    return pd.DataFrame(rows)
