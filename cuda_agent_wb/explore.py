@@ -196,10 +196,10 @@ def _refilter(self: Explorer):
     self.chooser.options = [(_label(r), r.file) for r in d.itertuples()]
 Explorer._refilter = _refilter
 
-# %% ../nbs/14_explore.ipynb #ba74f47c
+# %% ../nbs/14_explore.ipynb #784d83d6
 def show(self: Explorer, file: str):
     "Open one trajectory file in the explorer."
-    self.traj = load_trajectory(str(file)); self.versions = file_versions(self.traj)
+    self.file, self.traj = str(file), load_trajectory(str(file)); self.versions = file_versions(self.traj)
     n = max(len(self.traj['steps']) - 1, 0)
     self.fig = turn_figure(self.traj, widget=True); self.fig_box.children = [self.fig]
     self.step.max = self.play.max = n
