@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 TORCH_SPEC ?= $(shell if nvidia-smi -L >/dev/null 2>&1; then echo torch; else echo torch==2.13.0; fi)
 PIP_QUIET := 2>&1 | { grep -v -e 'is ignored: it is neither a file nor a directory' || true; }
 
-.PHONY: install demo test test-py test-nbs check-sync export clean-nbs bench-gpu
+.PHONY: install demo test test-py test-nbs test-browser check-sync export clean-nbs bench-gpu
 
 install: $(VENV)/.installed
 
@@ -30,7 +30,12 @@ test: install
 	$(MAKE) --no-print-directory test-py test-nbs check-sync
 
 test-py: install
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not browser" tests
+
+## JupyterLab + headless Chromium (Debian's chromium, installed here if missing; Playwright drives it)
+test-browser: install
+	command -v chromium >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m browser tests
 
 test-nbs: install
 	$(BIN)/nbdev-test --n-workers 2 --skip-folder-re '^(workflows|[_.])' nbs
