@@ -13,7 +13,7 @@ from .config import get_settings, cache_dir
 
 # %% auto #0
 __all__ = ['ATEN_KERNEL_MARKERS', 'set_precision_policy', 'device_name', 'env_fingerprint', 'Timer', 'median_ci', 'summarise',
-           'baseline_key', 'use_compile_cache', 'measure_baselines', 'cached_baselines', 'kernel_table',
+           'baseline_key', 'use_compile_cache', 'measure_baselines', 'cached_baselines', 'quiet_stderr', 'kernel_table',
            'reference_kernel_table', 'torch_kernels']
 
 # %% ../nbs/06_profile.ipynb #48b7a718
@@ -145,14 +145,28 @@ def cached_baselines(key: str, compute) -> dict:
     tmp = f.with_suffix(f'.{os.getpid()}.tmp'); tmp.write_text(json.dumps(res)); os.replace(tmp, f)
     return {**res, 'cached': False}
 
-# %% ../nbs/06_profile.ipynb #e92b733f
+# %% ../nbs/06_profile.ipynb #959ca597
+from contextlib import contextmanager
+
+@contextmanager
+def quiet_stderr():
+    "Send fd 2 to /dev/null for the duration (C/C++ writers included)."
+    import sys
+    try: sys.stderr.flush()
+    except Exception: pass
+    saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, 2)
+    try: yield
+    finally: os.dup2(saved, 2); os.close(saved); os.close(null)
+
+# %% ../nbs/06_profile.ipynb #353e4784
 def kernel_table(fn, args, device: str, calls: int = 3, top: int = 15) -> list[dict]:
     "Top kernels (CUDA) or ops (CPU) of `fn(*args)` by total time, per call, from torch.profiler."
     from torch.profiler import profile, ProfilerActivity
     cuda = torch.device(device).type == 'cuda'
     acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
     fn(*args)
-    with profile(activities=acts) as prof:
+    with quiet_stderr(), profile(activities=acts) as prof:
         for _ in range(calls): fn(*args)
         if cuda: torch.cuda.synchronize()
     rows = []

@@ -121,14 +121,17 @@ class CArgs(ctypes.Structure):
 DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int32, torch.int64, torch.uint8, torch.bool, torch.int8, torch.int16]
 DTYPE_CODE = {d: i for i, d in enumerate(DTYPES)}
 
-# %% ../nbs/07_reward.ipynb #2ec7741c
+# %% ../nbs/07_reward.ipynb #5570bff5
 def fill_ctensor(ct: CTensor, t: torch.Tensor):
     "Describe torch tensor `t` in the C struct `ct`."
-    if t.dtype not in DTYPE_CODE: raise TypeError(f"unsupported dtype {t.dtype}")
-    if t.dim() > 8: raise ValueError("tensors of more than 8 dimensions are not supported")
-    ct.ptr, ct.dtype, ct.ndim = t.data_ptr(), DTYPE_CODE[t.dtype], t.dim()
-    for i, (s, st) in enumerate(zip(t.shape, t.stride())): ct.sizes[i], ct.strides[i] = s, st
-    ct.device_type, ct.device_index = (1, t.device.index or 0) if t.is_cuda else (0, 0)
+    code = DTYPE_CODE.get(t.dtype)
+    if code is None: raise TypeError(f"unsupported dtype {t.dtype}")
+    n = t.dim()
+    if n > 8: raise ValueError("tensors of more than 8 dimensions are not supported")
+    ct.ptr, ct.dtype, ct.ndim = t.data_ptr(), code, n
+    if n: ct.sizes[:n], ct.strides[:n] = t.shape, t.stride()
+    dev = t.device
+    ct.device_type, ct.device_index = (1, dev.index or 0) if dev.type == 'cuda' else (0, 0)
 
 # %% ../nbs/07_reward.ipynb #a74bd311
 class ExtState:
@@ -140,32 +143,43 @@ def _poison_(t: torch.Tensor):
     elif t.dtype == torch.bool: t.fill_(True)
     else: t.fill_(123)
 
-# %% ../nbs/07_reward.ipynb #4a3980f6
+# %% ../nbs/07_reward.ipynb #9639d5fe
+class _Buffers:
+    "Reusable ctypes argument storage for one caller (grown on demand)."
+    def __init__(self): self.nt = self.nn = 0; self.grow(4, 4)
+    def grow(self, nt, nn):
+        if nt > self.nt: self.nt, self.tensors = nt, (CTensor * nt)()
+        if nn > self.nn: self.nn, self.numbers, self.integers = nn, (ctypes.c_double * nn)(), (ctypes.c_int64 * nn)()
+
+# %% ../nbs/07_reward.ipynb #0cf05cff
 def make_caller(lib, index: int, name: str, device: torch.device, state: ExtState):
     "A Python function calling registered binding `index` of `lib`."
-    def call(*args):
-        ts = [a for a in args if isinstance(a, torch.Tensor)]
-        nums = [a for a in args if not isinstance(a, torch.Tensor)]
-        for a in nums:
-            if not isinstance(a, (int, float, bool)): raise TypeError(f"cawb_ext.{name}: arguments must be tensors or numbers, got {type(a).__name__}")
+    buf, err, cur = _Buffers(), ctypes.create_string_buffer(1024), {'outs': None, 'scratch': None, 'errors': None}
+    def alloc(ctx, ndim, sizes, dtype, is_output, out):
+        try:
+            t = torch.empty([sizes[i] for i in range(ndim)], dtype=DTYPES[dtype], device=device)
+            if state.poison: _poison_(t)
+            fill_ctensor(out.contents, t); cur['outs' if is_output else 'scratch'].append(t); return 0
+        except Exception as e: cur['errors'].append(f"{type(e).__name__}: {e}"); return 1
+    alloc_fn = ALLOC_FN(alloc)
+    args = CArgs(0, buf.tensors, 0, buf.numbers, buf.integers, None, alloc_fn, None, ctypes.cast(err, ctypes.c_char_p), 1024)
+    cuda = device.type == 'cuda'
+    def call(*xs):
+        ts = [a for a in xs if isinstance(a, torch.Tensor)]
+        nums = [a for a in xs if not isinstance(a, torch.Tensor)]
+        if len(ts) > buf.nt or len(nums) > buf.nn:
+            buf.grow(len(ts), len(nums)); args.tensors, args.numbers, args.integers = buf.tensors, buf.numbers, buf.integers
         for i, t in enumerate(ts):
             if t.device.type != device.type: raise ValueError(f"cawb_ext.{name}: tensor argument {i} is on {t.device}, expected {device.type}")
-        cts = (CTensor * max(1, len(ts)))()
-        for ct, t in zip(cts, ts): fill_ctensor(ct, t)
-        outs, scratch, alloc_errors = [], [], []
-        def alloc(ctx, ndim, sizes, dtype, is_output, out):
-            try:
-                t = torch.empty([sizes[i] for i in range(ndim)], dtype=DTYPES[dtype], device=device)
-                if state.poison: _poison_(t)
-                fill_ctensor(out.contents, t); (outs if is_output else scratch).append(t); return 0
-            except Exception as e: alloc_errors.append(f"{type(e).__name__}: {e}"); return 1
-        err = ctypes.create_string_buffer(1024)
-        a = CArgs(len(ts), cts, len(nums), (ctypes.c_double * max(1, len(nums)))(*map(float, nums)),
-                  (ctypes.c_int64 * max(1, len(nums)))(*map(int, nums)),
-                  torch.cuda.current_stream(device).cuda_stream if device.type == 'cuda' else None,
-                  ALLOC_FN(alloc), None, ctypes.cast(err, ctypes.c_char_p), 1024)
-        if lib.cawb_call(index, ctypes.byref(a)) != 0:
-            raise RuntimeError(f"cawb_ext.{name}: {err.value.decode(errors='replace')}" + (f" ({alloc_errors[0]})" if alloc_errors else ''))
+            fill_ctensor(buf.tensors[i], t)
+        for i, a in enumerate(nums):
+            if not isinstance(a, (int, float, bool)): raise TypeError(f"cawb_ext.{name}: arguments must be tensors or numbers, got {type(a).__name__}")
+            buf.numbers[i], buf.integers[i] = float(a), int(a)
+        args.n_tensors, args.n_numbers = len(ts), len(nums)
+        args.stream = torch.cuda.current_stream(device).cuda_stream if cuda else None
+        outs = cur['outs'] = []; cur['scratch'] = []; errors = cur['errors'] = []
+        if lib.cawb_call(index, ctypes.byref(args)) != 0:
+            raise RuntimeError(f"cawb_ext.{name}: {err.value.decode(errors='replace')}" + (f" ({errors[0]})" if errors else ''))
         return outs[0] if len(outs) == 1 else tuple(outs)
     call.__name__ = name
     return call
