@@ -162,7 +162,7 @@ def turn_figure(traj: dict, widget: bool = False):
     fig.update_layout(height=380, margin=dict(t=30, b=30), title=f"{traj['header']['task_id']} #{traj['header']['sample']}")
     return go.FigureWidget(fig) if widget else fig
 
-# %% ../nbs/14_explore.ipynb #b441b34b
+# %% ../nbs/14_explore.ipynb #c707c3cb
 class Explorer:
     "ipywidgets trajectory explorer over the trajectories under `src`."
     def __init__(self, src, file=None):
@@ -178,9 +178,9 @@ class Explorer:
         self.play = W.Play(min=0, max=0, interval=1200, description='play')
         W.jslink((self.play, 'value'), (self.step, 'value'))
         self.panes = {k: W.HTML() for k in ('header', 'text', 'call', 'observation', 'diff', 'verify', 'profile')}
-        self.fig = None; self.fig_box = W.Box(); self.traj = None
+        self.fig = None; self.fig_box = W.Box(); self.traj = self.file = None
         for w in (self.level, self.outcome, self.min_reward): w.observe(lambda _: self._refilter(), 'value')
-        self.chooser.observe(lambda ch: ch['new'] and self.show(ch['new']), 'value')
+        self.chooser.observe(lambda ch: ch['new'] and ch['new'] != self.file and self.show(ch['new']), 'value')
         self.step.observe(lambda ch: self._render(ch['new']), 'value')
         self._refilter()
         if file: self.show(str(file))
@@ -196,10 +196,11 @@ def _refilter(self: Explorer):
     self.chooser.options = [(_label(r), r.file) for r in d.itertuples()]
 Explorer._refilter = _refilter
 
-# %% ../nbs/14_explore.ipynb #784d83d6
+# %% ../nbs/14_explore.ipynb #874383b0
 def show(self: Explorer, file: str):
     "Open one trajectory file in the explorer."
     self.file, self.traj = str(file), load_trajectory(str(file)); self.versions = file_versions(self.traj)
+    if self.file in {v for _, v in self.chooser.options}: self.chooser.value = self.file    # keep the chooser in step
     n = max(len(self.traj['steps']) - 1, 0)
     self.fig = turn_figure(self.traj, widget=True); self.fig_box.children = [self.fig]
     self.step.max = self.play.max = n
