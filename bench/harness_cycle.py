@@ -98,8 +98,10 @@ def main():
     ev = Evaluator('cuda', settings=settings('gpu'))
     spread_runs = [ev.evaluate(tasks['rmsnorm_silu_mul'], work / 'rmsnorm_silu_mul_v0cold') for _ in range(4)][1:]   # first computes baselines
     meds = [r.timings['candidate']['median'] for r in spread_runs]
+    wall_meds = [r.timings['candidate_wall']['median'] for r in spread_runs]
     ev.close()
-    res.update(queue_s=round(queue_s, 2), spread_medians_ms=meds); dump('queue+spread')
+    res.update(queue_s=round(queue_s, 2), spread_medians_ms=meds, spread_wall_medians_ms=wall_meds,
+               spread_wall_pct=round(100 * (max(wall_meds) - min(wall_meds)) / statistics.median(wall_meds), 3)); dump('queue+spread')
 
     conv = []
     for i in range(args.conventional):

@@ -235,20 +235,22 @@ def _thread_name(tid):
     try: return open(f'/proc/self/task/{tid}/comm').read().strip()
     except OSError: return str(tid)
 
-# %% ../nbs/05_verify.ipynb #6b0310b0
+# %% ../nbs/05_verify.ipynb #112556e2
 def _critical_objects() -> dict:
     import time as _t, builtins
     objs = {'time.perf_counter': _t.perf_counter, 'time.perf_counter_ns': _t.perf_counter_ns, 'time.time': _t.time,
             'time.monotonic': _t.monotonic, 'torch.Tensor.clone': torch.Tensor.clone, 'torch.Tensor.cpu': torch.Tensor.cpu,
             'torch.Tensor.copy_': torch.Tensor.copy_, 'torch.Tensor.to': torch.Tensor.to, 'torch.equal': torch.equal,
             'torch.cuda.synchronize': torch.cuda.synchronize, 'torch.cuda.Event': torch.cuda.Event,
-            'torch.cuda.Event.elapsed_time': torch.cuda.Event.elapsed_time, 'torch.cuda.Event.record': torch.cuda.Event.record,
+            'torch.cuda.Event.elapsed_time': torch.cuda.Event.elapsed_time, 'torch.cuda.Event.record': torch.cuda.Event.record, 'torch.cuda._sleep': torch.cuda._sleep,
             'builtins.len': builtins.len, 'threading.enumerate': threading.enumerate}
     for modname in ('cuda_agent_wb.verify', 'cuda_agent_wb.profile', 'cuda_agent_wb.sandbox', 'cuda_agent_wb.reward'):
         m = sys.modules.get(modname)
         if m is None: continue
         objs[modname] = m
         objs.update({f"{modname}.{k}": v for k, v in vars(m).items() if callable(v) and not k.startswith('__')})
+        objs.update({f"{modname}.{k}.{a}": f for k, v in vars(m).items() if isinstance(v, type) and v.__module__ == modname
+                     for a, f in vars(v).items() if callable(f)})
     return objs
 
 # %% ../nbs/05_verify.ipynb #6dda180c
