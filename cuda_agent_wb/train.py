@@ -344,7 +344,7 @@ class ActorPolicy(HFPolicy):
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.stops[0]
     def describe(self): return dict(super().describe(), policy=self.name, top_k=0, top_p=1.0)
 
-# %% ../nbs/12_train.ipynb #65f81fb8
+# %% ../nbs/12_train.ipynb #b3121b81
 @patch
 def _generate(self: ActorPolicy, prompts: list[list[int]]) -> tuple[list[list[int]], float]:
     "Sample one reply per prompt (left-padded batch); returns the reply ids (up to the stop token) and seconds."
@@ -353,12 +353,12 @@ def _generate(self: ActorPolicy, prompts: list[list[int]]) -> tuple[list[list[in
     ids = torch.tensor([[self.pad_id] * (T - len(p)) + p for p in prompts], device=dev)
     am = torch.tensor([[0] * (T - len(p)) + [1] * len(p) for p in prompts], device=dev)
     kw = dict(do_sample=True, temperature=self.temperature, top_k=0, top_p=1.0) if self.temperature > 0 else dict(do_sample=False)
-    t0, was_training = time.time(), self.model.training
-    self.model.eval()
-    with self.lock, torch.no_grad():
-        gen = self.model.generate(input_ids=ids, attention_mask=am, max_new_tokens=self.max_new_tokens,
-                                  pad_token_id=self.pad_id, eos_token_id=self.stops, **kw)
-    self.model.train(was_training)
+    with self.lock, torch.no_grad():   # the mode switch too: rollout threads share the model
+        t0, was_training = time.time(), self.model.training
+        self.model.eval()                # eval mode: no dropout, and the KV cache (training mode with checkpointing drops it)
+        try: gen = self.model.generate(input_ids=ids, attention_mask=am, max_new_tokens=self.max_new_tokens, use_cache=True,
+                                       pad_token_id=self.pad_id, eos_token_id=self.stops, **kw)
+        finally: self.model.train(was_training)
     outs = []
     for row in gen[:, T:].tolist():
         end = next((i for i, t in enumerate(row) if t in self.stops), len(row))
