@@ -20,6 +20,23 @@ from pathlib import Path
 import torch
 
 
+def summarise(m, cfg, STAGES, device, n_params, extra, backend) -> dict:
+    "The results record from a run's metrics table."
+    keys = ['stage', 'step', 'episodes', 'reward_mean', 'pass_rate', 'turns_mean', 'parse_error_rate', 'seq_len_mean',
+            'trainable_tokens', 'rollout_s', 'update_s', 'step_s', 'tokens_per_s', 'gen_tokens_per_s', 'ratio_dev', 'policy_loss',
+            'value_loss', 'kl', 'clip_frac', 'entropy', 'explained_var', 'grad_norm_actor', 'grad_norm_critic']
+    rows = [{k: r[k] for k in keys if k in r and r[k] == r[k]} for r in m.to_dict('records')]
+    ppo = [r for r in rows if r['stage'] == STAGES[4]]
+    med = lambda k: round(statistics.median([r[k] for r in ppo if r.get(k) is not None]), 4) if any(r.get(k) is not None for r in ppo) else None
+    return dict(
+        device=device, backend=backend, actor_params=n_params, model=cfg.tiny, dtype=cfg.dtype, grad_ckpt=cfg.grad_ckpt, tasks=cfg.tasks,
+        episodes_per_step=cfg.ppo_episodes, samples_per_task=cfg.samples_per_task, max_turns=cfg.max_turns,
+        max_new_tokens=cfg.max_new_tokens, micro_batch=cfg.micro_batch, rollout_workers=cfg.workers, steps=len(ppo),
+        median_step_s=med('step_s'), median_rollout_s=med('rollout_s'), median_update_s=med('update_s'),
+        median_update_tokens_per_s=med('tokens_per_s'), median_gen_tokens_per_s=med('gen_tokens_per_s'),
+        max_ratio_dev=max((r.get('ratio_dev') or 0) for r in ppo) if ppo else None, **extra, per_step=rows)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--steps', type=int, default=3, help='agentic PPO iterations')
@@ -29,39 +46,35 @@ def main():
     ap.add_argument('--out', default='runs/train_gpu')
     ap.add_argument('--set', action='append', default=[], metavar='KEY=VALUE', help='override a TrainConfig field')
     ap.add_argument('--results', default=str(Path(__file__).parent / 'results' / 'train_gpu.json'))
+    ap.add_argument('--from-metrics', help="summarise an existing metrics.jsonl instead of running (a run cut off after its steps)")
+    for k in ('device', 'torch', 'transformers', 'cuda'): ap.add_argument(f'--{k}', help=f'with --from-metrics: the run\'s {k}')
     a = ap.parse_args()
-    if a.backend == 'cuda' and not torch.cuda.is_available(): raise SystemExit("no CUDA device visible: run this on a GPU machine")
     from cuda_agent_wb.train import Trainer, make_config, parse_overrides, read_metrics, STAGES
     import transformers
-    if Path(a.out).exists(): shutil.rmtree(a.out)
     ov = dict(out_dir=a.out, stages=[int(s) for s in a.stages.split(',')], backend=a.backend, ppo_iterations=a.steps,
               ppo_episodes=a.episodes, mini_batch=a.episodes, warmup_iterations=1, warmup_episodes=a.episodes, resume=False)
     cfg = make_config('gpu-100m', **{**ov, **parse_overrides(a.set)})
-    t0 = time.time()
-    tr = Trainer(cfg)
-    setup_s = time.time() - t0
-    n_params = sum(p.numel() for p in tr.actor.parameters())
-    if torch.cuda.is_available(): torch.cuda.reset_peak_memory_stats()
-    tr.run()
-    wall = time.time() - t0
-    m = read_metrics(Path(a.out) / 'metrics.jsonl')
-    keys = ['stage', 'step', 'episodes', 'reward_mean', 'pass_rate', 'turns_mean', 'parse_error_rate', 'seq_len_mean',
-            'trainable_tokens', 'rollout_s', 'update_s', 'step_s', 'tokens_per_s', 'gen_tokens_per_s', 'ratio_dev', 'policy_loss',
-            'value_loss', 'kl', 'clip_frac', 'entropy', 'explained_var', 'grad_norm_actor', 'grad_norm_critic']
-    rows = [{k: r[k] for k in keys if k in r and r[k] == r[k]} for r in m.to_dict('records')]
-    ppo = [r for r in rows if r['stage'] == STAGES[4]]
-    med = lambda k: round(statistics.median([r[k] for r in ppo if r.get(k) is not None]), 4) if any(r.get(k) is not None for r in ppo) else None
-    res = dict(
-        device=torch.cuda.get_device_name(0) if a.backend == 'cuda' else 'cpu', backend=a.backend,
-        actor_params=n_params, model=cfg.tiny, dtype=cfg.dtype, grad_ckpt=cfg.grad_ckpt, tasks=cfg.tasks,
-        episodes_per_step=cfg.ppo_episodes, samples_per_task=cfg.samples_per_task, max_turns=cfg.max_turns,
-        max_new_tokens=cfg.max_new_tokens, micro_batch=cfg.micro_batch, steps=len(ppo),
-        median_step_s=med('step_s'), median_rollout_s=med('rollout_s'), median_update_s=med('update_s'),
-        median_update_tokens_per_s=med('tokens_per_s'), median_gen_tokens_per_s=med('gen_tokens_per_s'),
-        max_ratio_dev=max((r.get('ratio_dev') or 0) for r in ppo) if ppo else None,
-        peak_gpu_mem_gb=round(torch.cuda.max_memory_allocated() / 2**30, 2) if torch.cuda.is_available() else None,
-        setup_s=round(setup_s, 1), wall_s=round(wall, 1), per_step=rows,
-        torch=torch.__version__, transformers=transformers.__version__, cuda=torch.version.cuda)
+    if a.from_metrics:      # a run cut off after its steps: summarise what it measured, nothing else
+        from cuda_agent_wb.train import tiny_config, base_tokenizer
+        from transformers import AutoModelForCausalLM
+        with torch.device('meta'): n_params = sum(p.numel() for p in AutoModelForCausalLM.from_config(tiny_config(base_tokenizer(cfg.tokenizer), **cfg.tiny)).parameters())
+        res = summarise(read_metrics(a.from_metrics), cfg, STAGES, a.device or 'unknown', n_params, {}, a.backend)
+        res.update(source=f"summarised from {a.from_metrics} (the run was stopped after its PPO steps, before writing this file)",
+                   transformers=a.transformers or transformers.__version__, torch=a.torch or torch.__version__, cuda=a.cuda)
+    else:
+        if a.backend == 'cuda' and not torch.cuda.is_available(): raise SystemExit("no CUDA device visible: run this on a GPU machine")
+        if Path(a.out).exists(): shutil.rmtree(a.out)
+        t0 = time.time()
+        tr = Trainer(cfg)
+        setup_s = time.time() - t0
+        n_params = sum(p.numel() for p in tr.actor.parameters())
+        if torch.cuda.is_available(): torch.cuda.reset_peak_memory_stats()
+        tr.run()
+        extra = dict(peak_gpu_mem_gb=round(torch.cuda.max_memory_allocated() / 2**30, 2) if torch.cuda.is_available() else None,
+                     setup_s=round(setup_s, 1), wall_s=round(time.time() - t0, 1))
+        dev = torch.cuda.get_device_name(0) if a.backend == 'cuda' else 'cpu'
+        res = summarise(read_metrics(Path(a.out) / 'metrics.jsonl'), cfg, STAGES, dev, n_params, extra, a.backend)
+        res.update(torch=torch.__version__, transformers=transformers.__version__, cuda=torch.version.cuda)
     Path(a.results).parent.mkdir(parents=True, exist_ok=True)
     Path(a.results).write_text(json.dumps(res, indent=1) + '\n')
     print(json.dumps({k: v for k, v in res.items() if k != 'per_step'}, indent=1))
