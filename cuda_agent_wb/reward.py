@@ -437,7 +437,7 @@ class ReferenceWorker:
             if self.proc.is_alive(): self.proc.kill()
         self.proc = None
 
-# %% ../nbs/07_reward.ipynb #9fb32bfe
+# %% ../nbs/07_reward.ipynb #db309bb5
 class Evaluator:
     "Compile, verify and profile candidates for one device; results are rewards."
     def __init__(self, backend: str = 'auto', device: str|None = None, strict: bool = False, kernel_breakdown: bool = True, settings=None):
@@ -449,6 +449,7 @@ class Evaluator:
         self.threads = None if self.backend.is_cuda else (os.cpu_count() or 1)
         self.sandbox = Sandbox(preload=['torch', 'torch._dynamo', 'torch.profiler', 'cuda_agent_wb.reward'], memory_mb=self.s.sandbox.memory_mb, run_timeout=self.s.sandbox.run_timeout)
         self.sandbox.writable = [str(_torch_ext_dir())]          # load_inline builds; all else read-only for candidates
+        self.sandbox.visible = [str(self.s.paths.cache)]          # builds are read from the cache, even one under /tmp
         self.ref = ReferenceWorker(self.device, self.threads)
 
 # %% ../nbs/07_reward.ipynb #a4aafd92

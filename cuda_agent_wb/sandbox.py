@@ -15,9 +15,9 @@ from pathlib import Path
 # %% auto #0
 __all__ = ['SHM_DIR', 'SHM_PREFIX', 'SHM_MIN_BYTES', 'PR_SET_PDEATHSIG', 'PR_SET_DUMPABLE', 'PR_SET_NO_NEW_PRIVS', 'CLONE_NEWNS',
            'CLONE_NEWNET', 'CLONE_NEWUSER', 'MS_RDONLY', 'MS_NOSUID', 'MS_NODEV', 'MS_NOEXEC', 'MS_REMOUNT', 'MS_BIND',
-           'MS_REC', 'MS_PRIVATE', 'pack', 'unpack', 'pack_big', 'unpack_big', 'child_setup', 'drop_capabilities',
-           'isolate', 'Channel', 'run_child', 'probe_job', 'zygote_main', 'exit_reason', 'ChildDied', 'Sandbox',
-           'worker_env', 'Session']
+           'MS_REC', 'MS_PRIVATE', 'pack', 'unpack', 'pack_big', 'unpack_big', 'child_setup', 'tmp_roots',
+           'drop_capabilities', 'isolate', 'Channel', 'run_child', 'probe_job', 'zygote_main', 'exit_reason',
+           'ChildDied', 'Sandbox', 'worker_env', 'Session']
 
 # %% ../nbs/04_sandbox.ipynb #1132f1b6
 def pack(obj) -> bytes:
@@ -111,17 +111,46 @@ def _enter_namespaces() -> bool:
     except OSError: return False
     return True
 
-# %% ../nbs/04_sandbox.ipynb #763566c2
-def _read_only_except(writable: list):
-    "Remount everything read-only except /proc, /sys, /dev and the `writable` folders; fresh /tmp."
+# %% ../nbs/04_sandbox.ipynb #e4c13ca6
+def _mount_flags(opts: set) -> int:
+    "The flags a remount must keep (a user namespace may not clear them)."
+    return (MS_NOSUID if 'nosuid' in opts else 0) | (MS_NODEV if 'nodev' in opts else 0) | (MS_NOEXEC if 'noexec' in opts else 0)
+
+def _read_only_except(writable: list, keep_tmp=()):
+    "Remount everything read-only except /proc, /sys, /dev and the `writable` folders; fresh /tmp keeping `keep_tmp`."
     _mount(None, '/', None, MS_REC | MS_PRIVATE)
     for w in writable: _mount(w, w, None, MS_BIND | MS_REC)
     for target, opts in _mounts():
         if target.startswith(('/proc', '/sys', '/dev')) or target in writable: continue
-        extra = (MS_NOSUID if 'nosuid' in opts else 0) | (MS_NODEV if 'nodev' in opts else 0) | (MS_NOEXEC if 'noexec' in opts else 0)
-        try: _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | extra)
+        try: _mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | _mount_flags(opts))
         except OSError: pass
+    old_tmp = os.open('/tmp', os.O_PATH | os.O_DIRECTORY)
     _mount('tmpfs', '/tmp', 'tmpfs', MS_NOSUID | MS_NODEV, 'size=4g,mode=1777')
+    try: _restore_tmp(old_tmp, keep_tmp, [w for w in writable if w.startswith('/tmp/')])
+    finally: os.close(old_tmp)
+
+# %% ../nbs/04_sandbox.ipynb #906257c9
+def tmp_roots(paths) -> list[str]:
+    "The existing top-level folders of /tmp that hold any of `paths`."
+    roots = set()
+    for p in paths:
+        parts = Path(os.path.abspath(p or '.')).parts
+        if len(parts) > 2 and parts[1] == 'tmp': roots.add(os.path.join('/tmp', parts[2]))
+    return sorted(r for r in roots if os.path.isdir(r))
+
+def _code_paths() -> list[str]:
+    "Where this process's code comes from: the interpreter, sys.path and the workbench package."
+    pkg = getattr(sys.modules.get('cuda_agent_wb'), '__file__', None)
+    return [sys.prefix, sys.exec_prefix, *sys.path, *([str(Path(pkg).resolve().parents[1])] if pkg else [])]
+
+def _restore_tmp(old_tmp: int, roots, writable):
+    "Bind `roots` of the old /tmp (open as fd `old_tmp`) into the fresh one read-only, and `writable` read-write."
+    for r in roots:
+        src = f"/proc/self/fd/{old_tmp}/{r[len('/tmp/'):]}"
+        os.makedirs(r, exist_ok=True)
+        _mount(src, r, None, MS_BIND | MS_REC)
+        _mount(None, r, None, MS_REMOUNT | MS_BIND | MS_RDONLY | _mount_flags(dict(_mounts()).get(r, set())))
+    for w in writable: _mount(f"/proc/self/fd/{old_tmp}/{w[len('/tmp/'):]}", w, None, MS_BIND | MS_REC)
 
 # %% ../nbs/04_sandbox.ipynb #2372d778
 class _CapHeader(ctypes.Structure): _fields_ = [('version', ctypes.c_uint32), ('pid', ctypes.c_int)]
@@ -132,13 +161,15 @@ def drop_capabilities() -> bool:
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
     return _libc.capset(ctypes.byref(_CapHeader(0x20080522, 0)), (_CapData * 2)()) == 0
 
-# %% ../nbs/04_sandbox.ipynb #bba36fd9
-def isolate(writable: list) -> dict:
-    "Isolate this process as far as the kernel allows; returns what was achieved."
+# %% ../nbs/04_sandbox.ipynb #9f4b3804
+def isolate(writable: list, visible=()) -> dict:
+    "Isolate this process as far as the kernel allows (keeping the code and `visible` readable); returns what was achieved."
     got = {'fs': 'shared', 'net': 'shared', 'caps': 'kept'}
     if _enter_namespaces():
         got['net'] = 'none'
-        try: _read_only_except([w for w in writable if os.path.isdir(w)]); got['fs'] = 'read-only'
+        writable = [w for w in writable if os.path.isdir(w)]
+        keep = tmp_roots([*_code_paths(), *writable, *visible])
+        try: _read_only_except(writable, keep); got['fs'] = 'read-only'
         except OSError as e: got['fs'] = f"shared ({e})"
     if drop_capabilities(): got['caps'] = 'dropped'
     return got
@@ -156,7 +187,7 @@ class Channel:
         try: self.conn.close()
         except OSError: pass
 
-# %% ../nbs/04_sandbox.ipynb #cf8bd404
+# %% ../nbs/04_sandbox.ipynb #48d8773c
 def run_child(req: dict):
     "Body of a forked child: isolate, connect back, run `req['fn']`, exit."
     code = 0
@@ -164,7 +195,7 @@ def run_child(req: dict):
         lim = req.get('limits', {})
         child_setup(lim)
         chan = Channel(Client(req['address'], authkey=bytes.fromhex(req['authkey'])))   # connect before /tmp is replaced
-        iso = isolate(lim.get('writable', [])) if lim.get('isolate', True) else {'fs': 'shared', 'net': 'shared', 'caps': 'kept'}
+        iso = isolate(lim.get('writable', []), lim.get('visible', [])) if lim.get('isolate', True) else {'fs': 'shared', 'net': 'shared', 'caps': 'kept'}
         chan.send({'hello': req['nonce'], 'pid': os.getpid(), 'isolation': iso})
         mod, fn = req['fn'].split(':')
         getattr(importlib.import_module(mod), fn)(req['job'], chan)
@@ -234,13 +265,13 @@ def _rss_mb(pid):
     except OSError: pass
     return 0
 
-# %% ../nbs/04_sandbox.ipynb #a0709931
+# %% ../nbs/04_sandbox.ipynb #ffb8c267
 class Sandbox:
     "A warm fork server and the socket its children call back on."
     def __init__(self, preload=('torch',), memory_mb=16384, run_timeout=180.0, address_space=False):
         self.preload, self.memory_mb, self.run_timeout, self.address_space = list(preload), memory_mb, run_timeout, address_space
         self.dir = tempfile.mkdtemp(prefix='cawb-sbx-')
-        self.authkey, self.proc, self.conn, self.exits, self.writable = secrets.token_bytes(32), None, None, {}, []
+        self.authkey, self.proc, self.conn, self.exits, self.writable, self.visible = secrets.token_bytes(32), None, None, {}, [], []
         self.listener = Listener(os.path.join(self.dir, 'sock'), 'AF_UNIX', authkey=self.authkey)
 
 # %% ../nbs/04_sandbox.ipynb #355cdded
@@ -287,13 +318,13 @@ def _pump(self: Sandbox, timeout=0.0):
         timeout = 0.0
     return got
 
-# %% ../nbs/04_sandbox.ipynb #a81c2dce
+# %% ../nbs/04_sandbox.ipynb #9ef70df7
 @patch
 def start(self: Sandbox, fn: str, job: dict, limits: dict|None = None) -> 'Session':
     "Fork a child running `fn` (`module:function`) on `job`; returns the live `Session`."
     self.ensure_zygote()
     nonce = secrets.token_hex(8)
-    lim = dict(cpu_s=0, isolate=True, writable=list(self.writable), **(limits or {}))
+    lim = dict(cpu_s=0, isolate=True, writable=list(self.writable), visible=list(self.visible), **(limits or {}))
     if self.address_space: lim['address_space_mb'] = self.memory_mb + 4096
     self.conn.send({'cmd': 'run', 'fn': fn, 'job': job, 'nonce': nonce, 'limits': lim,
                     'address': self.listener.address, 'authkey': self.authkey.hex()})
