@@ -1,6 +1,6 @@
 """The evaluator against valid and adversarial CPU solutions (tests/solutions/cpu/*, each with an ABOUT saying what
 it tries). Each adversarial solution must be rejected with reward -1 and the named flag."""
-import json
+import json, os
 from pathlib import Path
 import pytest
 from conftest import ROOT, run_cawb
@@ -114,3 +114,21 @@ def test_cli_evaluate_json_rejected_and_usage_errors(tmp_path):
     assert r.returncode == 2 and 'no such solution' in r.stderr
     r = run_cawb('evaluate', TASK['relu'], SOL / 'relu_valid', '--backend', 'tpu')
     assert r.returncode == 2 and "unknown backend 'tpu'" in r.stderr
+
+
+def test_code_under_tmp_stays_visible_to_candidates():
+    "A checkout under /tmp (a CI clone, a scratch copy) is still importable in the candidate's fresh /tmp."
+    import shutil, subprocess, sys, tempfile
+    d = Path(tempfile.mkdtemp(prefix='cawb-copy-', dir='/tmp'))
+    try:
+        shutil.copytree(ROOT / 'cuda_agent_wb', d / 'cuda_agent_wb', ignore=shutil.ignore_patterns('__pycache__'))
+        for f in ('settings.ini', 'pyproject.toml', 'data/tasks/relu.py'): (d / f).parent.mkdir(parents=True, exist_ok=True); shutil.copy(ROOT / f, d / f)
+        shutil.copytree(SOL / 'relu_valid', d / 'relu_valid')
+        code = ("import cuda_agent_wb, json; from cuda_agent_wb.reward import Evaluator; from cuda_agent_wb.tasks import load_task\n"
+                "ev = Evaluator('cpu'); r = ev.evaluate(load_task('data/tasks/relu.py'), 'relu_valid', stages=('compile', 'verify')); ev.close()\n"
+                "print(json.dumps([cuda_agent_wb.__file__, r.correct, r.error]))")
+        p = subprocess.run([sys.executable, '-c', code], cwd=d, env={**os.environ, 'PYTHONPATH': str(d)}, capture_output=True, text=True, timeout=600)
+        where, correct, error = json.loads(p.stdout.strip().splitlines()[-1])
+        assert where.startswith(str(d)) and correct, (where, error, p.stderr[-2000:])
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
