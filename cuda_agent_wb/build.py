@@ -16,8 +16,8 @@ from .workdir import BINDING_HEADER, Solution
 
 # %% auto #0
 __all__ = ['REGISTRY_SOURCE', 'Backend', 'get_backend', 'find_nvcc', 'compiler_version', 'cuda_extra_paths', 'compile_cmd',
-           'link_cmd', 'BuildResult', 'stage_sources', 'object_key', 'compile_one', 'uses_torch_headers',
-           'build_solution', 'link_solution']
+           'link_cmd', 'BuildResult', 'touch', 'stage_sources', 'object_key', 'compile_one', 'uses_torch_headers',
+           'build_solution', 'link_solution', 'build_entries', 'prune_builds']
 
 # %% ../nbs/03_build.ipynb #d6a95eaa
 @dataclass(frozen=True)
@@ -108,7 +108,13 @@ class BuildResult:
     files: dict = field(default_factory=dict)     # source -> {'s': seconds, 'cached': bool}
     mode: str = 'lean'                            # 'lean' (cawb_binding.h) | 'torch' (torch/extension.h, built in the sandbox) | 'single'
 
-# %% ../nbs/03_build.ipynb #d84cae44
+# %% ../nbs/03_build.ipynb #f19560ef
+def touch(p: Path):
+    "Mark a build-cache entry as just used (its modification time orders eviction)."
+    try: os.utime(p)
+    except OSError: pass
+
+# %% ../nbs/03_build.ipynb #3b951cba
 REGISTRY_SOURCE = '#define CAWB_DEFINE_ENTRY_POINTS\n#include "cawb_binding.h"\n'
 
 def stage_sources(sol: Solution, backend: Backend) -> tuple[Path, list[Path]]:
@@ -121,6 +127,7 @@ def stage_sources(sol: Solution, backend: Backend) -> tuple[Path, list[Path]]:
     (stage/'kernels'/'cawb_binding.h').parent.mkdir(exist_ok=True)
     (stage/'kernels'/'cawb_registry.cpp').write_text(REGISTRY_SOURCE)
     srcs = sorted(p for p in (stage/'kernels').iterdir() if p.suffix in backend.kernel_suffixes)
+    touch(stage)
     return stage, srcs
 
 # %% ../nbs/03_build.ipynb #dc553dcc
@@ -135,7 +142,7 @@ def object_key(backend: Backend, src: Path) -> str:
         h.update(hdr.name.encode() + hdr.read_bytes())
     return h.hexdigest()[:24]
 
-# %% ../nbs/03_build.ipynb #03b0c13a
+# %% ../nbs/03_build.ipynb #c6f3807c
 def _first_error(log: str) -> str:
     "The first compiler error line, for a one-line message."
     lines = [l for l in log.splitlines() if re.search(r'\berror\b', l, re.I)]
@@ -144,7 +151,7 @@ def _first_error(log: str) -> str:
 def compile_one(backend: Backend, src: Path, timeout: float) -> tuple[Path, dict, str|None]:
     "Compile `src` unless its object is cached; returns (object, timing info, error log or None)."
     obj = cache_dir('builds', 'obj')/f"{object_key(backend, src)}.o"
-    if obj.exists(): return obj, {'s': 0.0, 'cached': True}, None
+    if obj.exists(): touch(obj); return obj, {'s': 0.0, 'cached': True}, None
     t0, tmp = time.perf_counter(), obj.with_suffix(f'.{os.getpid()}.tmp.o')
     try: r = subprocess.run(compile_cmd(backend, src, tmp), capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired: return obj, {'s': timeout, 'cached': False}, f"{src.name}: compile timed out after {timeout:.0f} s"
@@ -176,13 +183,14 @@ def build_solution(sol: Solution, backend: Backend, timeout: float|None = None) 
         return BuildResult(ok=False, log=log[-20000:], error=_first_error(log), files=files, seconds=round(time.perf_counter() - t0, 3))
     return link_solution(backend, [o for o, _, _ in results], sol, files, t0, timeout)
 
-# %% ../nbs/03_build.ipynb #17b50dc7
+# %% ../nbs/03_build.ipynb #5122d1bf
 def link_solution(backend, objs, sol, files, t0, timeout) -> BuildResult:
     "Link objects into `cawb_ext.so`, cached by the objects' keys."
     key = hashlib.sha256(' '.join(sorted(o.stem for o in objs)).encode()).hexdigest()[:24]
     lib = cache_dir('builds', 'lib', key)/'cawb_ext.so'
     sources = '\n'.join(sol.files.values())
-    if not lib.exists():
+    if lib.exists(): touch(lib.parent)
+    else:
         tmp = lib.with_suffix(f'.{os.getpid()}.tmp.so')
         try: r = subprocess.run(link_cmd(backend, objs, tmp, sources), capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired: return BuildResult(ok=False, error='link timed out', files=files)
@@ -191,3 +199,26 @@ def link_solution(backend, objs, sol, files, t0, timeout) -> BuildResult:
             return BuildResult(ok=False, log=log[-20000:], error='link failed: ' + _first_error(log), files=files, seconds=round(time.perf_counter() - t0, 3))
         os.replace(tmp, lib)
     return BuildResult(ok=True, library=str(lib), files=files, seconds=round(time.perf_counter() - t0, 3))
+
+# %% ../nbs/03_build.ipynb #48adbeeb
+def build_entries(root: Path) -> list[tuple[float, int, Path]]:
+    "(last use, bytes, path) of each build-cache entry under `root`: staged sources, objects, linked libraries."
+    out = []
+    for kind in ('src', 'obj', 'lib'):
+        for p in sorted((root/kind).glob('*')) if (root/kind).is_dir() else []:
+            try: size = sum(f.stat().st_size for f in p.rglob('*') if f.is_file()) if p.is_dir() else p.stat().st_size
+            except OSError: continue
+            out.append((p.stat().st_mtime, size, p))
+    return out
+
+# %% ../nbs/03_build.ipynb #1cda1531
+def prune_builds(max_mb: float|None = None, root=None, min_age_s: float = 600) -> dict:
+    "Delete least recently used build-cache entries until the cache holds at most `max_mb` MiB."
+    max_mb = get_settings().sandbox.build_cache_mb if max_mb is None else max_mb
+    root = Path(root) if root else cache_dir('builds')
+    entries = sorted(build_entries(root))
+    total, gone, now = sum(e[1] for e in entries), [], time.time()
+    for mtime, size, p in entries:
+        if not max_mb or total <= max_mb * 2**20 or now - mtime < min_age_s: break
+        (shutil.rmtree if p.is_dir() else os.remove)(p); total -= size; gone.append(p.name)
+    return {'deleted': len(gone), 'mb_left': round(total / 2**20, 1)}

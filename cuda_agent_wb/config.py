@@ -53,7 +53,7 @@ def _choice(*opts):
 def _path(s, base): return (base/os.path.expanduser(s.strip())).resolve()
 def _optpath(s, base): return _path(s, base) if s.strip() else None
 
-# %% ../nbs/00_config.ipynb #9bc0ff6a
+# %% ../nbs/00_config.ipynb #3d75c4d9
 SCHEMA = {
     'paths':   dict(data='path', runs='path', cache='path', kernelbench='optpath', ops6k='optpath'),
     'gpu':     dict(arch=_arch_list, nvcc=str),
@@ -62,7 +62,7 @@ SCHEMA = {
                     preset=_choice('auto', 'cpu', 'gpu')),
     'timing':  dict(warmup=int, trials_cuda=_posint, trials_cpu=_posint, input_sets=_posint,
                     flush_cache=_bool, allow_tf32=_bool),
-    'sandbox': dict(compile_timeout=_nonneg, run_timeout=_nonneg, memory_mb=_posint, compile_jobs=int),
+    'sandbox': dict(compile_timeout=_nonneg, run_timeout=_nonneg, memory_mb=_posint, compile_jobs=int, build_cache_mb=_nonneg),
     'policy':  dict(base_url=str, model=str, api_key_env=str, max_turns_train=_posint, max_turns_eval=_posint,
                     context_tokens=_posint, temperature=_nonneg, max_new_tokens=_posint),
 }
