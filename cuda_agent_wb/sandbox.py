@@ -111,7 +111,7 @@ def _enter_namespaces() -> bool:
     except OSError: return False
     return True
 
-# %% ../nbs/04_sandbox.ipynb #e4c13ca6
+# %% ../nbs/04_sandbox.ipynb #86c33128
 def _mount_flags(opts: set) -> int:
     "The flags a remount must keep (a user namespace may not clear them)."
     return (MS_NOSUID if 'nosuid' in opts else 0) | (MS_NODEV if 'nodev' in opts else 0) | (MS_NOEXEC if 'noexec' in opts else 0)
@@ -127,6 +127,7 @@ def _read_only_except(writable: list, keep_tmp=()):
     old_tmp = os.open('/tmp', os.O_PATH | os.O_DIRECTORY)
     _mount('tmpfs', '/tmp', 'tmpfs', MS_NOSUID | MS_NODEV, 'size=4g,mode=1777')
     try: _restore_tmp(old_tmp, keep_tmp, [w for w in writable if w.startswith('/tmp/')])
+    except OSError: _libc.umount2(b'/tmp', 2); raise             # MNT_DETACH: the old /tmp (and the code in it) back
     finally: os.close(old_tmp)
 
 # %% ../nbs/04_sandbox.ipynb #906257c9

@@ -132,3 +132,28 @@ def test_code_under_tmp_stays_visible_to_candidates():
         assert where.startswith(str(d)) and correct, (where, error, p.stderr[-2000:])
     finally:
         shutil.rmtree(d, ignore_errors=True)
+
+
+def test_tmp_restore_failure_gives_back_the_old_tmp():
+    "If re-binding the old /tmp's folders fails, the child gets the old /tmp back (and says fs: shared) instead of losing its code."
+    import subprocess, sys, textwrap
+    code = textwrap.dedent("""
+        import os, tempfile
+        from pathlib import Path
+        import cuda_agent_wb.sandbox as sb
+        d = tempfile.mkdtemp(); Path(d, 'x').write_text('kept')
+        for fail in (False, True):
+            pid = os.fork()
+            if pid == 0:
+                if fail:
+                    def boom(*a): raise OSError(1, 'refused')
+                    sb._restore_tmp = boom
+                got = sb.isolate([], [d])
+                try: seen = Path(d, 'x').read_text()
+                except OSError: seen = 'hidden'
+                print(fail, got['fs'].split(' ')[0], seen, flush=True); os._exit(0)
+            os.waitpid(pid, 0)
+        """)
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120).stdout.split('\n')
+    if 'shared' in out[0]: pytest.skip('no mount namespace here')
+    assert out[:2] == ['False read-only kept', 'True shared kept'], out
