@@ -381,7 +381,7 @@ def act_batch(self: ActorPolicy, chats: list, tools=None, parse=None) -> list:
         outs.append(PolicyOutput(text, action, err, len(p), len(r), meta=dict(gen_s=secs / len(prompts))))
     return outs
 
-# %% ../nbs/12_train.ipynb #ee80f190
+# %% ../nbs/12_train.ipynb #85c685ed
 @patch
 def generate_pooled(self: ActorPolicy, prompt: list[int]) -> tuple[list[int], float, int]:
     "Reply ids for `prompt`, generated in one batch with the prompts other threads queued meanwhile; (ids, s, batch)."
@@ -390,8 +390,12 @@ def generate_pooled(self: ActorPolicy, prompt: list[int]) -> tuple[list[int], fl
     with self.pool_lock:
         if not slot['done']:
             with self.pending_lock: batch, self.pending = self.pending, []
-            replies, secs = self._generate([b['prompt'] for b in batch])
+            try: replies, secs = self._generate([b['prompt'] for b in batch])
+            except Exception as e:                     # every waiting thread gets the error, none waits forever
+                for b in batch: b.update(error=e, done=True)
+                raise
             for b, r in zip(batch, replies): b.update(reply=r, secs=secs, batch=len(batch), done=True)
+    if 'error' in slot: raise slot['error']
     return slot['reply'], slot['secs'], slot['batch']
 
 # %% ../nbs/12_train.ipynb #df942a00
