@@ -353,6 +353,9 @@ def candidate_main(job: dict, chan):
     if order.get('time'): _time_phase(job, chan, task, mod, cand, timer, integrity, order)
 
 # %% ../nbs/07_reward.ipynb #a755c232
+def _sync(dev):
+    if torch.device(dev).type == 'cuda': torch.cuda.synchronize(dev)
+
 def reference_outputs(req: dict) -> dict:
     "Reference outputs for `req['seeds']`, inputs it mutates, and a float64 output for the first seed."
     task = Task(**{k: v for k, v in req['task'].items() if k != 'hash'}); dev = req['device']
@@ -360,14 +363,16 @@ def reference_outputs(req: dict) -> dict:
     mod = load_module(task, req['preset'])
     model, outs, mutated = build_model(task, mod, req['init_seed'], dev), [], []
     with torch.no_grad():
+        times = []
         for s in req['seeds']:
             xs = make_inputs(task, mod, s, dev); before = snapshot(xs)
-            outs.append(_to_cpu(model(*xs))); mutated.append(mutated_inputs(before, xs))
+            _sync(dev); t0 = time.perf_counter(); out = model(*xs); _sync(dev); times.append(time.perf_counter() - t0)
+            outs.append(_to_cpu(out)); mutated.append(mutated_inputs(before, xs))
         ref64 = None
         if req.get('fp64'):
             m64 = build_model(task, mod, req['init_seed'], dev, torch.float64)
             ref64 = [t.cpu() for t in sample_leaves(m64(*make_inputs(task, mod, req['seeds'][0], dev, torch.float64)))]
-    return {'outputs': outs, 'mutated': mutated, 'ref64': ref64}
+    return {'outputs': outs, 'mutated': mutated, 'ref64': ref64, 'eager_s': min(times)}
 
 # %% ../nbs/07_reward.ipynb #52a5f9a4
 def reference_baselines(req: dict) -> dict:
@@ -479,6 +484,14 @@ def make_job(self: Evaluator, task: Task, sol: Solution, build: BuildResult, see
             'torch_ext_dir': str(_torch_ext_dir()), 'allow_tf32': self.s.timing.allow_tf32, 'threads': self.threads,
             'timing': self.timing_config(), **seeds}
 
+# %% ../nbs/07_reward.ipynb #598c0637
+@patch
+def phase_limit(self: Evaluator, eager_s: float, phase: str, calls: int) -> tuple[float, str]:
+    "Seconds a candidate gets for a phase of `calls` forward calls, scaled by the reference's eager time; and why."
+    sb = self.s.sandbox
+    s = min(max(sb.phase_floor_s, sb.phase_factor * eager_s * calls / 10), self.sandbox.run_timeout)
+    return s, f"{phase} limit: max({sb.phase_floor_s:g} s, {sb.phase_factor:g} x eager {eager_s * 1e3:.3g} ms x {calls} calls / 10)"
+
 # %% ../nbs/07_reward.ipynb #4978fc6f
 @patch
 def _compile(self: Evaluator, res: EvalResult, solution) -> tuple[Solution, BuildResult]|None:
@@ -512,6 +525,7 @@ def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: di
     base = self.ref.ask({**req, 'cmd': 'baselines'}, timeout=900)
     if 'error' in base: sess.send({'time': False}); res.error = f"baselines: {base['error']}"; return
     keep = sorted(secrets.SystemRandom().sample(range(tj['n']), min(2, tj['n'])))
+    sess.set_limit(*self.phase_limit(ref['eager_s'], 'profile', tj['warmup'] + 2 * tj['n'] + 12))
     sess.send({'time': True, 'keep': keep, 'kernels': self.kernel_breakdown})
     sess.recv('profile'); t0 = time.perf_counter()
     sess.recv('profile'); parent_loop = time.perf_counter() - t0
@@ -589,11 +603,11 @@ def _run_session(self: Evaluator, res: EvalResult, sess: Session, req: dict, sta
         if msg['error'] == 'compile_error': res.compiled, res.compile_log = False, msg.get('log', '')
         res.add_flag(Flag(msg['error'], msg['detail'])); return
     res.stage, t1 = 'verify', time.perf_counter()
-    msg = sess.recv('verify')
-    t_ref = time.perf_counter()
     ref = self.ref.result()
-    res.breakdown['reference_wait_s'] = round(time.perf_counter() - t_ref, 3)
+    res.breakdown['reference_wait_s'] = round(time.perf_counter() - t1, 3)
     if 'error' in ref: res.error = f"reference: {ref['error']}"; res.correct = False; return
+    sess.set_limit(*self.phase_limit(ref['eager_s'], 'verify', self.s.eval.trials + 2))
+    msg = sess.recv('verify')
     if 'error' in msg: res.add_flag(Flag(msg['error'], msg['detail'])); return
     res.correct = True
     self._check_trials(res, ref, msg)

@@ -341,8 +341,11 @@ class Session:
     "The evaluator's end of one sandbox child."
     def __init__(self, sbx: Sandbox, pid: int, nonce: str):
         self.sbx, self.pid, self.nonce, self.chan, self.isolation = sbx, pid, nonce, None, None
-        self.deadline = time.time() + sbx.run_timeout
+        self.set_limit(sbx.run_timeout, 'the run limit, [sandbox] run_timeout')
     def alive(self): return self.pid not in self.sbx.exits
+    def set_limit(self, seconds: float, why: str):
+        "From now on the child has `seconds` to answer; `why` names the limit in a timeout's text."
+        self.deadline, self.limit_s, self.limit_why = time.time() + seconds, seconds, why
 
 # %% ../nbs/04_sandbox.ipynb #5bfbb89b
 @patch
@@ -370,7 +373,7 @@ def _watch(self: Session, phase: str):
         reason = 'crashed' if os.WIFSIGNALED(st) else 'exited'
         raise ChildDied(reason, f"candidate process {exit_reason(st)} during {phase}")
     if time.time() > self.deadline:
-        self.kill(); raise ChildDied('timeout', f"candidate timed out after {self.sbx.run_timeout:.0f} s during {phase}")
+        self.kill(); raise ChildDied('timeout', f"candidate timed out after {self.limit_s:.3g} s during {phase} ({self.limit_why})")
     if _rss_mb(self.pid) > self.sbx.memory_mb:
         self.kill(); raise ChildDied('memory', f"candidate exceeded the {self.sbx.memory_mb} MiB memory cap during {phase}")
 
