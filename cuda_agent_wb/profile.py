@@ -15,7 +15,7 @@ from .config import get_settings, cache_dir
 # %% auto #0
 __all__ = ['TIMING_METHOD', 'ATEN_KERNEL_MARKERS', 'set_precision_policy', 'device_name', 'env_fingerprint', 'Timer', 'median_ci',
            'summarise', 'baseline_key', 'use_compile_cache', 'measure_baselines', 'cached_baselines', 'quiet_stderr',
-           'kernel_table', 'reference_kernel_table', 'torch_kernels']
+           'kernel_table', 'reference_kernel_table', 'torch_kernels', 'profile_records', 'call_spans']
 
 # %% ../nbs/06_profile.ipynb #48b7a718
 def set_precision_policy(allow_tf32: bool) -> dict:
@@ -220,3 +220,44 @@ def torch_kernels(rows: list[dict]) -> list[str]:
         if n.startswith('aten::'): return n[6:] not in ALLOWED_OPS
         return any(m in n for m in ATEN_KERNEL_MARKERS)
     return [r['name'] for r in rows if is_torch(r['name'])]
+
+# %% ../nbs/06_profile.ipynb #f877bcc6
+def profile_records(prof) -> list[dict]:
+    "Kineto events of a finished `torch.profiler.profile` as plain records (times in ns, one clock)."
+    recs = []
+    for e in prof.profiler.kineto_results.events():
+        dev = e.device_type() != torch.autograd.DeviceType.CPU
+        recs.append({'name': e.name(), 'device': dev, 'start': e.start_ns(), 'end': e.start_ns() + e.duration_ns(),
+                     'corr': e.correlation_id()})
+    return recs
+
+# %% ../nbs/06_profile.ipynb #85a30d84
+def call_spans(recs: list[dict], n: int) -> list[float]:
+    "Per call `i`, ms from the first to the last device activity it caused on any stream (0 if none)."
+    rng = {r['name']: r for r in recs if not r['device'] and r['name'].startswith('cawb_')}
+    heads = [rng.get(f'cawb_head_{i}') for i in range(n)]
+    inside = lambda t, h: h is not None and h['start'] <= t <= h['end']
+    launches = [r for r in recs if not r['device'] and r['name'].startswith('cu')]       # runtime calls: cudaLaunchKernel ...
+    sleep = {r['corr'] for r in launches if any(inside(r['start'], h) for h in heads)}
+    dev = [r for r in recs if r['device'] and r['corr'] not in sleep]
+    spans = []
+    for i in range(n):
+        call = rng.get(f'cawb_call_{i}')
+        if call is None: continue
+        lo = heads[i]['start'] if heads[i] else call['start']
+        mine = [r for r in dev if lo <= r['start'] <= call['end']]
+        spans.append((max(r['end'] for r in mine) - min(r['start'] for r in mine)) / 1e6 if mine else 0.0)
+    return spans
+
+# %% ../nbs/06_profile.ipynb #2dfd2d2b
+@patch
+def stream_spans(self: Timer, fn, input_sets: list, calls: int = 10) -> list[float]:
+    "All-stream spans (ms) of `calls` calls, each behind the head start, from the profiler; [] on the CPU."
+    if not self.cuda: return []
+    from torch.profiler import profile, ProfilerActivity, record_function
+    with quiet_stderr(), profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for i in range(calls):
+            self.flush(); self.sync()
+            with record_function(f'cawb_head_{i}'): self.gpu_sleep(self.head_start_ms)
+            with record_function(f'cawb_call_{i}'): fn(*input_sets[i % len(input_sets)]); self.sync()
+    return call_spans(profile_records(prof), calls)

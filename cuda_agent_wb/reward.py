@@ -6,7 +6,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/reward.html.md"""
 
 # %% ../nbs/07_reward.ipynb #eb1a51bf
 from __future__ import annotations
-import ctypes, json, math, os, secrets, sys, threading, time, traceback, types
+import ctypes, json, math, os, secrets, statistics, sys, threading, time, traceback, types
 import multiprocessing as mp
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
@@ -19,13 +19,14 @@ from .build import Backend, BuildResult, get_backend, build_solution, stage_sour
 from .sandbox import Sandbox, Session, ChildDied, worker_env, pack_big, unpack_big
 from .verify import *
 from .profile import (Timer, set_precision_policy, env_fingerprint, summarise, kernel_table, torch_kernels,
-                                   baseline_key, cached_baselines, measure_baselines, _to_cpu)
+                                   baseline_key, cached_baselines, measure_baselines, median_ci, _to_cpu)
 
 # %% auto #0
 __all__ = ['STAGES', 'ALLOC_FN', 'DTYPES', 'DTYPE_CODE', 'beats', 'milestone_reward', 'continuous_reward', 'EvalResult',
            'CTensor', 'CArgs', 'fill_ctensor', 'ExtState', 'make_caller', 'load_extension', 'CompileFailed',
            'import_candidate', 'poison_memory', 'run_forward', 'candidate_main', 'reference_outputs',
-           'reference_baselines', 'reference_main', 'ReferenceWorker', 'Evaluator', 'fresh_seeds', 'check_kernel_time']
+           'reference_baselines', 'reference_main', 'ReferenceWorker', 'Evaluator', 'fresh_seeds', 'check_kernel_time',
+           'check_stream_coverage', 'scored_time']
 
 # %% ../nbs/07_reward.ipynb #91710616
 def beats(speedup, margin: float = 0.05) -> bool:
@@ -334,9 +335,10 @@ def _time_phase(job, chan, task, mod, cand, timer, integrity, order):
         if isinstance(dst, torch.Tensor): dst.copy_(src)
     with torch.no_grad(): refill_out = _to_cpu(cand(*sets[0])); timer.sync()
     kt = kernel_table(lambda *xs: cand(*xs), sets[-1], dev, calls=2, top=25) if order.get('kernels') else []
+    with torch.no_grad(): spans = timer.stream_spans(cand, sets, 10 if statistics.median(tm['device_ms']) < 50 else 3)
     fl = integrity.check()
     chan.send({'timed': True, 'timing': summarise(tm), 'loop_s': tm['loop_s'], 'wall_sum_s': sum(tm['wall_ms']) / 1e3,
-               'kept': tm['kept'], 'refill': refill_out, 'kernels': kt, 'flags': [[fl.name, fl.detail]] if fl else []})
+               'kept': tm['kept'], 'refill': refill_out, 'kernels': kt, 'spans': spans, 'flags': [[fl.name, fl.detail]] if fl else []})
 
 # %% ../nbs/07_reward.ipynb #f0b9b0cb
 def candidate_main(job: dict, chan):
@@ -538,21 +540,35 @@ def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: di
     tk = torch_kernels(m['kernels'])
     if tk: res.add_flag(Flag('forbidden_op', f"torch kernels in timed calls: {', '.join(tk[:4])}"))
     res.add_flag(check_kernel_time(m['timing']['device']['median'], m['kernels'], self.backend.is_cuda))
+    res.add_flag(check_stream_coverage(m['timing']['device']['median'], m.get('spans')))
     self._record_speed(res, m, base)
 
 def check_kernel_time(event_ms: float, kernels: list, cuda: bool) -> Flag|None:
-    "On a GPU the timed stream's event time must cover the kernels' own time (from the profiler, every stream)."
+    "On a GPU the timed stream's event time must cover half the kernels' own time (from the profiler, every stream)."
     if not cuda or not kernels: return None
     kernel_ms = sum(r['us_per_call'] for r in kernels) / 1e3
-    if event_ms < 0.5 * kernel_ms - 0.005:
+    if event_ms < 0.5 * kernel_ms:
         return Flag('timer_inconsistent', f"timed {event_ms:.4f} ms per call, but its kernels ran {kernel_ms:.4f} ms (work outside the timed stream)")
+
+# %% ../nbs/07_reward.ipynb #699bfdb6
+def check_stream_coverage(event_ms: float, spans: list|None, slack: float = 0.25) -> Flag|None:
+    "The call's GPU work on every stream must end inside the timed stream's span (relative slack)."
+    if not spans: return None
+    span = statistics.median(spans)
+    if span > (1 + slack) * event_ms:
+        return Flag('unsynchronized_output', f"the call's GPU work spans {span:.4g} ms on all streams but {event_ms:.4g} ms on the timed stream: work left running on other streams")
+
+def scored_time(event: dict, spans: list|None) -> dict:
+    "The candidate's time record: the timed-stream events, raised to the all-stream span where that is longer."
+    if not spans or statistics.median(spans) <= event['median']: return event
+    return {**median_ci(spans), 'source': 'all_streams'}
 
 # %% ../nbs/07_reward.ipynb #aeee7fdb
 @patch
 def _record_speed(self: Evaluator, res: EvalResult, m: dict, base: dict):
     "Speedups from device-time medians, and the timing record."
-    cand, eager, comp = m['timing']['device'], base['eager']['device'], base['compile']['device']
-    res.timings = {'candidate': cand, 'candidate_wall': m['timing']['wall'], 'eager': eager, 'eager_wall': base['eager']['wall'],
+    cand, eager, comp = scored_time(m['timing']['device'], m.get('spans')), base['eager']['device'], base['compile']['device']
+    res.timings = {'candidate': cand, 'candidate_timed_stream': m['timing']['device'], 'candidate_wall': m['timing']['wall'], 'eager': eager, 'eager_wall': base['eager']['wall'],
                    'compile': comp, 'compile_wall': base['compile']['wall'], 'baselines_cached': base.get('cached', False),
                    'compile_first_call_s': base.get('compile_first_call_s'), 'candidate_kernels': m['kernels'][:10]}
     res.speedup_vs_eager = eager['median'] / max(cand['median'], 1e-9)
