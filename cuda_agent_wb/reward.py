@@ -22,11 +22,11 @@ from .profile import (Timer, set_precision_policy, env_fingerprint, summarise, k
                                    baseline_key, cached_baselines, measure_baselines, median_ci, _to_cpu)
 
 # %% auto #0
-__all__ = ['STAGES', 'ALLOC_FN', 'DTYPES', 'DTYPE_CODE', 'beats', 'milestone_reward', 'continuous_reward', 'EvalResult',
+__all__ = ['STAGES', 'ALLOC_FN', 'DTYPES', 'DTYPE_CODE', 'RULES', 'beats', 'milestone_reward', 'continuous_reward', 'EvalResult',
            'CTensor', 'CArgs', 'fill_ctensor', 'ExtState', 'make_caller', 'load_extension', 'CompileFailed',
            'import_candidate', 'poison_memory', 'run_forward', 'candidate_main', 'reference_outputs',
-           'reference_baselines', 'reference_main', 'ReferenceWorker', 'Evaluator', 'fresh_seeds', 'check_kernel_time',
-           'check_stream_coverage', 'scored_time']
+           'reference_baselines', 'reference_main', 'ReferenceWorker', 'check_rules', 'torch_time_share', 'Evaluator',
+           'fresh_seeds', 'check_kernel_time', 'check_stream_coverage', 'scored_time']
 
 # %% ../nbs/07_reward.ipynb #91710616
 def beats(speedup, margin: float = 0.05) -> bool:
@@ -66,6 +66,9 @@ class EvalResult:
     breakdown: dict = field(default_factory=dict)
     compile_log: str = ''
     env: dict = field(default_factory=dict)
+    rules: str = 'cuda-agent'                          # the rule set it was judged under
+    weights: str|None = None                           # 'state_dict' (reference's, strict) or 'seeded' (same init seeds)
+    torch_time_share: float|None = None                # kernelbench rules: share of device time in torch kernels
     def to_dict(self) -> dict: return asdict(self)
 
 # %% ../nbs/07_reward.ipynb #f2928ffb
@@ -136,8 +139,8 @@ def fill_ctensor(ct: CTensor, t: torch.Tensor):
 
 # %% ../nbs/07_reward.ipynb #a74bd311
 class ExtState:
-    "Settings the harness flips while a candidate runs (poisoning of fresh outputs)."
-    poison = False
+    "Settings the harness flips while a candidate runs (poisoning of fresh outputs), and the rule set."
+    poison, rules, second = False, 'cuda-agent', None     # second: ModelNew under a second init seed (seeded weights)
 
 def _poison_(t: torch.Tensor):
     if t.is_floating_point(): t.fill_(float('nan'))
@@ -273,7 +276,7 @@ def run_forward(model, xs, timer: Timer, state: ExtState) -> tuple[object, list[
     timer.sync()
     leaves = flat_outputs(out)[0]
     odd = next((type(x).__name__ for x in leaves if not (type(x) is torch.Tensor and x.layout == torch.strided)), None)
-    flags += [f for f in (tracer.flag(), None if _same(early, out) else Flag('unsynchronized_output', 'outputs changed after forward returned'),
+    flags += [f for f in (tracer.flag() if state.rules == 'cuda-agent' else None, None if _same(early, out) else Flag('unsynchronized_output', 'outputs changed after forward returned'),
                           background, odd and Flag('output_structure', f"forward returned a {odd}, not a plain dense torch.Tensor")) if f]
     return _to_cpu(_plain(out)), flags, mutated_inputs(pristine, xs)
 
@@ -297,9 +300,15 @@ def _load_phase(job, chan, state):
         torch.manual_seed(job['init_seed'])
         cand = ModelNew(*mod.get_init_inputs()).to(job['device'])
     except BaseException as e: chan.send({'error': 'import_error', 'detail': f"ModelNew(*get_init_inputs()) raised {type(e).__name__}: {e}"[:600]}); return None
+    weights, state.second = 'state_dict', None
     try: cand.load_state_dict(ref_model.state_dict(), strict=True)
-    except Exception as e: chan.send({'error': 'state_dict_mismatch', 'detail': str(e).replace('\n', ' ')[:600]}); return None
-    chan.send({'loaded': True, 'load_s': time.perf_counter() - t0})
+    except Exception:                       # KernelBench's way: both built under the same init seed, checked under two
+        weights = 'seeded'
+        try:
+            torch.manual_seed(job['init_seed2'])
+            state.second = ModelNew(*mod.get_init_inputs()).to(job['device'])
+        except BaseException as e: chan.send({'error': 'import_error', 'detail': f"ModelNew under a second init seed raised {type(e).__name__}: {e}"[:600]}); return None
+    chan.send({'loaded': True, 'load_s': time.perf_counter() - t0, 'weights': weights})
     return task, mod, ref_model, cand
 
 # %% ../nbs/07_reward.ipynb #7433bb0c
@@ -317,8 +326,13 @@ def _verify_phase(job, chan, state, task, mod, ref_model, cand, timer, integrity
         outs.append(out); flags += fl; mutated.append(mut)
     try: repeat, fl, _ = run_forward(cand, make_inputs(task, mod, job['trial_seeds'][0], dev), timer, state)
     except Exception as e: chan.send({'error': 'runtime_error', 'detail': f"repeat: {type(e).__name__}: {e}"[:600]}); return False
+    outs2 = []
+    for seed in (job['trial_seeds'][:2] if state.second is not None else []):
+        try: o2, fl2, _ = run_forward(state.second, make_inputs(task, mod, seed, dev), timer, state)
+        except Exception as e: chan.send({'error': 'runtime_error', 'detail': f"second init seed: {type(e).__name__}: {e}"[:600]}); return False
+        outs2.append(o2); fl += fl2
     flags += fl + [f for f in (integrity.check(),) if f]
-    chan.send({'verified': True, 'outputs': outs, 'repeat': repeat, 'mutated': mutated,
+    chan.send({'verified': True, 'outputs': outs, 'outputs2': outs2, 'repeat': repeat, 'mutated': mutated,
                'flags': [[f.name, f.detail] for f in flags], 'verify_s': time.perf_counter() - t0})
     return True
 
@@ -346,6 +360,7 @@ def candidate_main(job: dict, chan):
     set_precision_policy(job['allow_tf32'])
     torch.set_num_threads(job.get('threads') or torch.get_num_threads())
     state, timer = ExtState(), Timer(job['device'], job['timing']['flush'])
+    state.rules = job.get('rules', 'cuda-agent')
     integrity = HarnessIntegrity()
     loaded = _load_phase(job, chan, state)
     if loaded is None: return
@@ -444,14 +459,30 @@ class ReferenceWorker:
             if self.proc.is_alive(): self.proc.kill()
         self.proc = None
 
+# %% ../nbs/07_reward.ipynb #23cec4ca
+RULES = ('cuda-agent', 'kernelbench')
+
+def check_rules(rules: str) -> str:
+    "`rules` if it names a rule set, else a ValueError in one sentence."
+    if rules not in RULES: raise ValueError(f"unknown rule set {rules!r}: use one of {', '.join(RULES)}")
+    return rules
+
+def torch_time_share(kernels: list) -> float|None:
+    "Share of the candidate's per-call device (CPU: op) time spent in torch kernels."
+    total = sum(r['us_per_call'] for r in kernels)
+    if not total: return None
+    mine = set(torch_kernels(kernels))
+    return round(sum(r['us_per_call'] for r in kernels if r['name'] in mine) / total, 4)
+
 # %% ../nbs/07_reward.ipynb #fbbb96e4
 class Evaluator:
     "Compile, verify and profile candidates for one device; results are rewards."
-    def __init__(self, backend: str = 'auto', device: str|None = None, strict: bool = False, kernel_breakdown: bool = True, settings=None):
+    def __init__(self, backend: str = 'auto', device: str|None = None, strict: bool = False, kernel_breakdown: bool = True, settings=None, rules: str|None = None):
         self.s = settings or get_settings()
         self.backend = get_backend(self.s.eval.backend if backend == 'auto' and self.s.eval.backend != 'auto' else backend)
         self.device = device or self.backend.device
-        self.atol, self.rtol = (self.s.eval.strict_atol, self.s.eval.strict_rtol) if strict else (self.s.eval.atol, self.s.eval.rtol)
+        self.strict, self.rules = strict, check_rules(rules or self.s.eval.rules)
+        self.call_rules, (self.atol, self.rtol) = self.rules, self.tolerance(strict)
         self.kernel_breakdown, self.lock = kernel_breakdown, threading.Lock()
         self.threads = None if self.backend.is_cuda else (os.cpu_count() or 1)
         self.sandbox = Sandbox(preload=['torch', 'torch._dynamo', 'torch.profiler', 'cuda_agent_wb.reward'], memory_mb=self.s.sandbox.memory_mb, run_timeout=self.s.sandbox.run_timeout)
@@ -465,7 +496,7 @@ class Evaluator:
 def fresh_seeds(trials: int) -> dict:
     "New random seeds for one evaluation."
     r = lambda: secrets.randbelow(2**31 - 1)
-    return {'init_seed': r(), 'trial_seeds': [r() for _ in range(trials)], 'refill_seed': r(), 'decoy_seed': r()}
+    return {'init_seed': r(), 'init_seed2': r(), 'trial_seeds': [r() for _ in range(trials)], 'refill_seed': r(), 'decoy_seed': r()}
 
 # %% ../nbs/07_reward.ipynb #c9907c15
 @patch
@@ -484,7 +515,14 @@ def make_job(self: Evaluator, task: Task, sol: Solution, build: BuildResult, see
             'build_mode': build.mode, 'library': build.library, 'sources': srcs, 'solution_hash': sol.hash,
             'model_new': sol.model_new, 'model_new_path': str(Path(sol.root)/'model_new.py') if sol.kind == 'workdir' else sol.root,
             'torch_ext_dir': str(_torch_ext_dir()), 'allow_tf32': self.s.timing.allow_tf32, 'threads': self.threads,
-            'timing': self.timing_config(), **seeds}
+            'timing': self.timing_config(), 'rules': self.call_rules, **seeds}
+
+# %% ../nbs/07_reward.ipynb #17c4bb94
+@patch
+def tolerance(self: Evaluator, strict: bool) -> tuple[float, float]:
+    "(atol, rtol) of the default or the strict profile."
+    e = self.s.eval
+    return (e.strict_atol, e.strict_rtol) if strict else (e.atol, e.rtol)
 
 # %% ../nbs/07_reward.ipynb #598c0637
 @patch
@@ -520,6 +558,16 @@ def _check_trials(self: Evaluator, res: EvalResult, ref: dict, msg: dict):
     if ref.get('ref64') is not None and not self.s.timing.allow_tf32:
         res.add_flag(check_precision(sample_leaves(ref['outputs'][0]), ref['ref64'], sample_leaves(msg['outputs'][0])))
 
+# %% ../nbs/07_reward.ipynb #73e5107a
+@patch
+def _check_second_seed(self: Evaluator, msg: dict) -> Flag|None:
+    "Seeded weights: ModelNew built under a second init seed must match the reference built under it."
+    ref2 = self.ref.result()
+    if 'error' in ref2: return Flag('state_dict_mismatch', f"no reference under the second init seed: {ref2['error']}"[:400])
+    for t, (r, c) in enumerate(zip(ref2['outputs'], msg['outputs2'])):
+        f = check_outputs(r, c, self.atol, self.rtol)
+        if f: return Flag('state_dict_mismatch', f"correct under one init seed, not under another (trial {t}: {f.detail}): ModelNew's parameters do not follow Model's initialisation")
+
 # %% ../nbs/07_reward.ipynb #61ae751a
 @patch
 def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: dict):
@@ -538,7 +586,8 @@ def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: di
                                      + [(ref['outputs'][k], m['refill'])], self.atol, self.rtol))
     res.add_flag(check_timer_consistency(m['loop_s'], parent_loop))
     tk = torch_kernels(m['kernels'])
-    if tk: res.add_flag(Flag('forbidden_op', f"torch kernels in timed calls: {', '.join(tk[:4])}"))
+    if res.rules == 'kernelbench': res.torch_time_share = torch_time_share(m['kernels'])
+    elif tk: res.add_flag(Flag('forbidden_op', f"torch kernels in timed calls: {', '.join(tk[:4])}"))
     res.add_flag(check_kernel_time(m['timing']['device']['median'], m['kernels'], self.backend.is_cuda))
     res.add_flag(check_stream_coverage(m['timing']['device']['median'], m.get('spans')))
     self._record_speed(res, m, base)
@@ -579,10 +628,11 @@ def _record_speed(self: Evaluator, res: EvalResult, m: dict, base: dict):
 _CHILD_FLAG = {'crashed': 'crashed', 'exited': 'crashed', 'timeout': 'timeout', 'memory': 'memory', 'protocol': 'output_structure', 'error': 'runtime_error'}
 
 @patch
-def evaluate(self: Evaluator, task: Task, solution, stages=STAGES) -> EvalResult:
-    "Evaluate `solution` (workdir or .py) on `task` through `stages`; returns an EvalResult."
+def evaluate(self: Evaluator, task: Task, solution, stages=STAGES, rules: str|None = None, strict: bool|None = None) -> EvalResult:
+    "Evaluate `solution` (workdir or .py) on `task` through `stages` under a rule set and tolerance (None: the evaluator's)."
     with self.lock:
-        res, t0 = EvalResult(task_id=task.id, backend=self.backend.name), time.perf_counter()
+        res, t0 = EvalResult(task_id=task.id, backend=self.backend.name, rules=check_rules(rules or self.rules)), time.perf_counter()
+        self.call_rules, (self.atol, self.rtol) = res.rules, self.tolerance(self.strict if strict is None else strict)
         res.env = env_fingerprint(self.device, {'allow_tf32': self.s.timing.allow_tf32}) if 'profile' in stages or 'verify' in stages else {}
         res.env.update(tolerance={'atol': self.atol, 'rtol': self.rtol})
         try: self._evaluate(res, task, solution, stages)
@@ -599,7 +649,7 @@ def evaluate(self: Evaluator, task: Task, solution, stages=STAGES) -> EvalResult
 def _evaluate(self: Evaluator, res: EvalResult, task: Task, solution, stages):
     preset = resolve_preset(self.s.eval.preset, self.device)
     seeds = fresh_seeds(self.s.eval.trials)
-    req = {'task': task.to_dict(), 'preset': preset, 'device': self.device, 'init_seed': seeds['init_seed'], 'fp64': True,
+    req = {'task': task.to_dict(), 'preset': preset, 'device': self.device, 'init_seed': seeds['init_seed'], 'init_seed2': seeds['init_seed2'], 'fp64': True,
            'seeds': seeds['trial_seeds'] + [seeds['refill_seed']], 'allow_tf32': self.s.timing.allow_tf32, 'timing': self.timing_config()}
     if 'verify' in stages: self.ref.submit({**req, 'cmd': 'outputs'})
     built = self._compile(res, solution)
@@ -622,11 +672,14 @@ def _run_session(self: Evaluator, res: EvalResult, sess: Session, req: dict, sta
     ref = self.ref.result()
     res.breakdown['reference_wait_s'] = round(time.perf_counter() - t1, 3)
     if 'error' in ref: res.error = f"reference: {ref['error']}"; res.correct = False; return
-    sess.set_limit(*self.phase_limit(ref['eager_s'], 'verify', self.s.eval.trials + 2))
+    res.weights = msg.get('weights', 'state_dict')
+    if res.weights == 'seeded': self.ref.submit({**req, 'cmd': 'outputs', 'init_seed': req['init_seed2'], 'seeds': req['seeds'][:2], 'fp64': False})
+    sess.set_limit(*self.phase_limit(ref['eager_s'], 'verify', self.s.eval.trials + 4))
     msg = sess.recv('verify')
     if 'error' in msg: res.add_flag(Flag(msg['error'], msg['detail'])); return
     res.correct = True
     self._check_trials(res, ref, msg)
+    if res.weights == 'seeded' and not res.failed(): res.add_flag(self._check_second_seed(msg))
     res.breakdown['verify_s'] = round(time.perf_counter() - t1, 3)
     if res.failed() or 'profile' not in stages:
         if sess.alive(): sess.send({'time': False})

@@ -42,7 +42,7 @@ REJECT = {
     'relu_subclass': {'output_structure'},
     'small_mean_zeros': {'near_constant_output'},
     'linear_relu_bf16': {'precision_downgrade'},
-    'linear_relu_renamed': {'state_dict_mismatch'},
+    'linear_relu_seed_cache': {'state_dict_mismatch'},
 }
 
 
@@ -58,6 +58,26 @@ def test_adversarial_rejected(ev, name):
 def test_valid_accepted(ev, name):
     r = ev.evaluate(task_of(name), SOL / name, stages=('compile', 'verify'))
     assert r.correct and r.reward >= 1 and not r.flags, r.to_dict()
+    assert r.weights == 'state_dict' and r.rules == 'cuda-agent'
+
+
+@pytest.mark.parametrize('name', ['linear_relu_renamed', 'linear_relu_folded'])
+def test_renamed_or_folded_parameters_verified_under_seeds(ev, name):
+    "Parameters that do not load the reference's state_dict: both models built under the same init seeds (two of them)."
+    r = ev.evaluate(task_of(name), SOL / name, stages=('compile', 'verify'))
+    assert r.correct and r.reward >= 1 and not r.flags and r.weights == 'seeded', r.to_dict()
+
+
+def test_rule_sets(ev):
+    "Torch compute in forward: forbidden under cuda-agent rules, allowed under kernelbench rules (other checks on)."
+    t, sol = task_of('relu'), SOL / 'relu_torch_python'
+    ca = ev.evaluate(t, sol, stages=('compile', 'verify'))
+    assert ca.reward == -1 and 'forbidden_op' in ca.flags and ca.rules == 'cuda-agent', ca.to_dict()
+    kb = ev.evaluate(t, sol, stages=('compile', 'verify'), rules='kernelbench')
+    assert kb.correct and kb.reward >= 1 and not kb.flags and kb.rules == 'kernelbench', kb.to_dict()
+    bad = ev.evaluate(t, SOL / 'relu_inplace', stages=('compile', 'verify'), rules='kernelbench')
+    assert bad.reward == -1 and 'input_mutated' in bad.flags, bad.to_dict()
+    with pytest.raises(ValueError, match='unknown rule set'): ev.evaluate(t, sol, rules='kb')
 
 
 def test_write_attempt_changed_nothing(ev):
