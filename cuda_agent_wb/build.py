@@ -17,7 +17,8 @@ from .workdir import BINDING_HEADER, Solution
 # %% auto #0
 __all__ = ['REGISTRY_SOURCE', 'Backend', 'get_backend', 'find_nvcc', 'compiler_version', 'cuda_extra_paths', 'compile_cmd',
            'link_cmd', 'BuildResult', 'touch', 'stage_sources', 'object_key', 'compile_one', 'uses_torch_headers',
-           'build_solution', 'link_solution', 'build_entries', 'prune_builds']
+           'build_solution', 'link_solution', 'inline_specs', 'inline_ext_dir', 'prebuild_single', 'build_entries',
+           'prune_builds']
 
 # %% ../nbs/03_build.ipynb #d6a95eaa
 @dataclass(frozen=True)
@@ -170,7 +171,7 @@ def _jobs(): return get_settings().sandbox.compile_jobs or os.cpu_count() or 1
 
 def build_solution(sol: Solution, backend: Backend, timeout: float|None = None) -> BuildResult:
     "Compile and link a solution's kernels for `backend` (single-file and torch-header solutions build in the sandbox)."
-    if sol.kind == 'single': return BuildResult(ok=True, mode='single', log='single-file solution: compiled by load_inline inside the sandbox')
+    if sol.kind == 'single': return prebuild_single(sol, timeout, jobs=max(1, _jobs() // 2))
     if uses_torch_headers(sol): return BuildResult(ok=True, mode='torch', log='sources include torch headers: compiled by torch.utils.cpp_extension.load inside the sandbox')
     t0, timeout = time.perf_counter(), timeout or get_settings().sandbox.compile_timeout
     stage, srcs = stage_sources(sol, backend)
@@ -199,6 +200,80 @@ def link_solution(backend, objs, sol, files, t0, timeout) -> BuildResult:
             return BuildResult(ok=False, log=log[-20000:], error='link failed: ' + _first_error(log), files=files, seconds=round(time.perf_counter() - t0, 3))
         os.replace(tmp, lib)
     return BuildResult(ok=True, library=str(lib), files=files, seconds=round(time.perf_counter() - t0, 3))
+
+# %% ../nbs/03_build.ipynb #3a97a380
+import ast
+
+def _literal(node, env: dict):
+    "Value of a literal expression: constants, names bound to literals, `+` of literals, lists, tuples, dicts."
+    if isinstance(node, ast.Constant): return node.value
+    if isinstance(node, ast.Name) and node.id in env: return env[node.id]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add): return _literal(node.left, env) + _literal(node.right, env)
+    if isinstance(node, ast.JoinedStr) and all(isinstance(v, ast.Constant) for v in node.values): return ''.join(v.value for v in node.values)
+    if isinstance(node, (ast.List, ast.Tuple)): return [_literal(e, env) for e in node.elts]
+    if isinstance(node, ast.Dict): return {_literal(k, env): _literal(v, env) for k, v in zip(node.keys, node.values)}
+    raise ValueError(f"not a literal: {ast.dump(node)[:60]}")
+
+def _literal_env(tree) -> dict:
+    "Module-level names bound to literal values, in order of assignment."
+    env = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            try: env[node.targets[0].id] = _literal(node.value, env)
+            except (ValueError, TypeError): env.pop(node.targets[0].id, None)
+    return env
+
+# %% ../nbs/03_build.ipynb #02a44a90
+_INLINE_POSITIONAL = ('name', 'cpp_sources')   # later positional parameters moved between torch versions
+
+def inline_specs(source: str) -> list[dict]|None:
+    "Keyword arguments of every `load_inline(...)` call in `source`, resolved statically; None if any cannot be."
+    try: tree = ast.parse(source)
+    except SyntaxError: return None
+    env, specs = _literal_env(tree), []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and getattr(node.func, 'id', getattr(node.func, 'attr', None)) == 'load_inline'): continue
+        if len(node.args) > len(_INLINE_POSITIONAL) or any(k.arg is None for k in node.keywords): return None
+        try:
+            spec = {**{n: _literal(a, env) for n, a in zip(_INLINE_POSITIONAL, node.args)}, **{k.arg: _literal(k.value, env) for k in node.keywords}}
+        except (ValueError, TypeError): return None
+        if 'build_directory' in spec or not isinstance(spec.get('name'), str): return None
+        specs.append({**spec, 'verbose': False})
+    return specs
+
+# %% ../nbs/03_build.ipynb #5d215bb1
+import json, sys
+
+_INLINE_BUILDER = '''
+import json, sys
+import torch.utils.cpp_extension as ce
+ce._import_module_from_library = lambda *a, **k: None      # build only: nothing of the candidate is loaded here
+for spec in json.loads(sys.stdin.read()): ce.load_inline(**spec)
+'''
+
+def inline_ext_dir(sol: Solution) -> Path:
+    "The TORCH_EXTENSIONS_DIR of a single-file solution (its own, by content hash)."
+    return cache_dir('torch_extensions', f'inline_{sol.hash}')
+
+def _single_in_sandbox(): return BuildResult(ok=True, mode='single', log='single-file solution: compiled by load_inline inside the sandbox')
+
+# %% ../nbs/03_build.ipynb #3b13e620
+def prebuild_single(sol: Solution, timeout: float|None = None, jobs: int = 2) -> BuildResult:
+    "Build a single file's `load_inline` extensions ahead, outside the sandbox (compilers only), cached by content."
+    t0, specs = time.perf_counter(), inline_specs(sol.model_new)
+    if not specs: return _single_in_sandbox()
+    d = inline_ext_dir(sol); done = d/'prebuilt.ok'
+    if done.exists(): touch(d); return BuildResult(ok=True, mode='single', log='load_inline extensions built ahead (cached)', files={'prebuilt': {'cached': True}})
+    env = {**os.environ, 'TORCH_EXTENSIONS_DIR': str(d), 'MAX_JOBS': str(jobs)}
+    timeout = timeout or get_settings().sandbox.compile_timeout
+    try: r = subprocess.run([sys.executable, '-c', _INLINE_BUILDER], input=json.dumps(specs), capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired: return BuildResult(ok=False, mode='single', error=f"load_inline build timed out after {timeout:.0f} s", seconds=timeout)
+    secs = round(time.perf_counter() - t0, 3)
+    if r.returncode:
+        log = (r.stdout + r.stderr)[-20000:]
+        return BuildResult(ok=False, mode='single', log=log, error=_first_error(log), seconds=secs)
+    done.write_text(json.dumps({'extensions': [s['name'] for s in specs], 'seconds': secs}))
+    return BuildResult(ok=True, mode='single', log=f"{len(specs)} load_inline extension(s) built ahead in {secs:.1f} s", seconds=secs, files={'prebuilt': {'s': secs, 'cached': False}})
 
 # %% ../nbs/03_build.ipynb #48adbeeb
 def build_entries(root: Path) -> list[tuple[float, int, Path]]:

@@ -15,7 +15,7 @@ from fastcore.basics import patch
 from .config import get_settings, cache_dir
 from .tasks import Task, TaskError, load_module, build_model, make_inputs, resolve_preset
 from .workdir import Solution, SolutionError, load_solution
-from .build import Backend, BuildResult, get_backend, build_solution, stage_sources, prune_builds
+from .build import Backend, BuildResult, get_backend, build_solution, stage_sources, prune_builds, inline_ext_dir
 from .sandbox import Sandbox, Session, ChildDied, worker_env, pack_big, unpack_big
 from .verify import *
 from .profile import (Timer, set_precision_policy, env_fingerprint, summarise, kernel_table, torch_kernels,
@@ -514,7 +514,7 @@ def make_job(self: Evaluator, task: Task, sol: Solution, build: BuildResult, see
     return {'task': task.to_dict(), 'preset': preset, 'device': self.device, 'stages': list(stages),
             'build_mode': build.mode, 'library': build.library, 'sources': srcs, 'solution_hash': sol.hash,
             'model_new': sol.model_new, 'model_new_path': str(Path(sol.root)/'model_new.py') if sol.kind == 'workdir' else sol.root,
-            'torch_ext_dir': str(_torch_ext_dir()), 'allow_tf32': self.s.timing.allow_tf32, 'threads': self.threads,
+            'torch_ext_dir': str(inline_ext_dir(sol) if sol.kind == 'single' else _torch_ext_dir()), 'allow_tf32': self.s.timing.allow_tf32, 'threads': self.threads,
             'timing': self.timing_config(), 'rules': self.call_rules, **seeds}
 
 # %% ../nbs/07_reward.ipynb #17c4bb94
