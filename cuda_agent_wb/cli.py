@@ -101,6 +101,15 @@ def _check_backend(backend: str):
         if not torch.cuda.is_available(): fail("--backend cuda: no CUDA device is visible on this machine")
     return be
 
+# %% ../nbs/90_cli.ipynb #d5d63af1
+def _rule_sets(rules: str|None) -> tuple:
+    "Rule sets from a comma-separated option (default: settings.ini); a bad name exits with one line."
+    from cuda_agent_wb.reward import check_rules
+    from cuda_agent_wb.config import get_settings
+    names = [r.strip() for r in (rules or get_settings().eval.rules).split(',') if r.strip()]
+    try: return tuple(check_rules(r) for r in names) or fail("--rules: name at least one rule set")
+    except ValueError as e: fail(f"--rules: {e}")
+
 # %% ../nbs/90_cli.ipynb #b41c3ac4
 @app.command()
 def evaluate(task: Path = typer.Argument(..., help="task file (KernelBench format)"),
@@ -108,7 +117,8 @@ def evaluate(task: Path = typer.Argument(..., help="task file (KernelBench forma
              backend: str = typer.Option("auto", help="cpu, cuda or auto"),
              json_out: bool = typer.Option(False, "--json", help="print the result as one JSON line (last line of stdout)"),
              strict: bool = typer.Option(False, "--strict", help="strict tolerance profile (settings.ini [eval] strict_*)"),
-             stages: str = typer.Option("compile,verify,profile", help="comma-separated stages to run")):
+             stages: str = typer.Option("compile,verify,profile", help="comma-separated stages to run"),
+             rules: Optional[str] = typer.Option(None, help="rule set: cuda-agent (no torch compute in forward) or kernelbench (default: settings.ini [eval] rules)")):
     "Evaluate SOLUTION on TASK: compile, verify, profile, reward."
     import json
     from cuda_agent_wb.reward import Evaluator, STAGES
@@ -118,7 +128,8 @@ def evaluate(task: Path = typer.Argument(..., help="task file (KernelBench forma
     if not st or any(x not in STAGES for x in st): fail(f"--stages: use a comma-separated subset of {','.join(STAGES)}")
     be = _check_backend(backend)
     typer.echo(f"evaluating {solution} on {t.id} ({be.name}) ...", err=True)
-    with Evaluator(be.name, strict=strict) as ev: res = ev.evaluate(t, solution, stages=st)
+    rule_set = _rule_sets(rules)[0]
+    with Evaluator(be.name, strict=strict) as ev: res = ev.evaluate(t, solution, stages=st, rules=rule_set)
     b = res.breakdown
     typer.echo('  ' + '  '.join(f"{k[:-2]} {b[k]:.2f}s" for k in ('compile_s', 'load_s', 'verify_s', 'profile_s', 'total_s') if k in b), err=True)
     typer.echo(json.dumps(res.to_dict(), default=str) if json_out else res.summary())
@@ -226,12 +237,14 @@ def evaluate_dir(tasks: Path = typer.Argument(..., help="task folder (a KernelBe
                  backend: str = typer.Option("auto", help="cpu, cuda or auto"),
                  claim_baseline: str = typer.Option("eager", help="what claimed speedups are relative to: eager or compile"),
                  tolerance: float = typer.Option(0.8, help="a claim survives if the re-measured speedup is >= tolerance x claim"),
-                 report_dir: Optional[Path] = typer.Option(None, help="where reverify.csv and metrics.json go (default: SOLUTIONS/../reverify)")):
+                 report_dir: Optional[Path] = typer.Option(None, help="where reverify.csv and metrics.json go (default: SOLUTIONS/../reverify)"),
+                 rules: Optional[str] = typer.Option(None, help="rule set(s), comma-separated: cuda-agent, kernelbench (default: settings.ini [eval] rules)"),
+                 fresh: bool = typer.Option(False, "--fresh", help="start over instead of resuming from REPORT_DIR/reverify.jsonl")):
     "Re-verify published solutions with every check; report which claimed speedups survive."
     import json, pandas as pd
     from cuda_agent_wb.tasks import load_tasks
     from cuda_agent_wb.reward import Evaluator
-    from cuda_agent_wb.eval import solution_pairs, reverify, eval_results
+    from cuda_agent_wb.eval import solution_pairs, reverify, reverify_summary, eval_results
     if claim_baseline not in ('eager', 'compile'): fail(f"--claim-baseline {claim_baseline!r}: choose eager or compile")
     for p in (tasks, solutions):
         if not p.exists(): fail(f"{p}: no such file or folder")
@@ -241,13 +254,16 @@ def evaluate_dir(tasks: Path = typer.Argument(..., help="task folder (a KernelBe
     for e in errors + perr: typer.echo(f"cawb: skipped {e}", err=True)
     if not pairs: fail(f"{solutions}: no solution matched a task in {tasks}")
     be = _check_backend(backend).name
-    with Evaluator(backend=be) as ev: df = reverify(pairs, ev, claim_baseline, tolerance)
+    rule_sets = _rule_sets(rules)
     out = report_dir or (solutions.parent if solutions.is_file() else solutions.parent)/'reverify'
     out.mkdir(parents=True, exist_ok=True)
+    if fresh: (out/'reverify.jsonl').unlink(missing_ok=True)
+    with Evaluator(backend=be) as ev: df = reverify(pairs, ev, claim_baseline, tolerance, rules=rule_sets, results_path=out/'reverify.jsonl')
     df.to_csv(out/'reverify.csv', index=False)
     (out/'metrics.json').write_text(json.dumps(eval_results(df.assign(backend=be, device=None), solutions, errors + perr, rescored=True), indent=1))
-    cols = ['task_id', 'correct', 'flags', 'speedup_vs_eager', 'speedup_vs_compile', 'claimed_speedup', 'survives', 'error']
+    cols = ['task_id', 'rules', 'correct', 'flags', 'speedup_vs_eager', 'speedup_vs_compile', 'claimed_speedup', 'survives', 'error']
     with pd.option_context('display.width', 200, 'display.max_colwidth', 60): typer.echo(df[cols].to_string(index=False))
+    with pd.option_context('display.width', 200): typer.echo(reverify_summary(df).round(3).to_string())
     typer.echo(f"{int(df['survives'].sum())} of {len(df)} claimed speedups survive; {out/'reverify.csv'}")
 
 # %% ../nbs/90_cli.ipynb #c892bd2a

@@ -6,7 +6,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/eval.html.md"""
 
 # %% ../nbs/13_eval.ipynb #015145b2
 from __future__ import annotations
-import json, math, re, tempfile
+import json, math, os, re, tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 import numpy as np
@@ -17,7 +17,8 @@ from .rollout import read_trajectory, best_step, _traj_files, _versions, _device
 __all__ = ['FAST_P', 'BEST_COLUMNS', 'PAPER_TABLE1', 'pass_rate', 'faster_rate', 'geomean_speedup', 'fast_p', 'group_metrics',
            'level_of', 'metrics_by_level', 'best_row', 'best_solutions', 'per_task_best', 'rescore_row', 'rescore',
            'env_now', 'eval_results', 'paper_table', 'fast_p_table', 'timed', 'speedup_bars', 'speedup_scatter',
-           'report_html', 'write_report', 'match_solution', 'solution_pairs', 'survives', 'reverify']
+           'report_html', 'write_report', 'match_solution', 'solution_pairs', 'survives', 'reverify',
+           'reverify_summary']
 
 # %% ../nbs/13_eval.ipynb #6a898efb
 def _arrays(correct, speedup):
@@ -298,17 +299,59 @@ def survives(correct, flags, measured, claimed=None, tolerance: float = 0.8) -> 
     if not correct or flags or measured is None or measured <= 1: return False
     return claimed is None or measured >= tolerance * claimed
 
-# %% ../nbs/13_eval.ipynb #ceb556a4
-def reverify(pairs: list[dict], evaluator, claim_baseline: str = 'eager', tolerance: float = 0.8, progress: bool = True) -> pd.DataFrame:
-    "Evaluate every (solution, task) pair with every check; one row each, with `survives`."
-    from tqdm.auto import tqdm
+# %% ../nbs/13_eval.ipynb #ed35ad3c
+def _reverify_row(p: dict, r: dict, claim_baseline: str, tolerance: float, key: str) -> dict:
+    "One re-verification row from an evaluation result."
+    meas = r[f'speedup_vs_{claim_baseline}']
+    return dict(task_id=p['task'].id, sample=0, level=str(p['task'].level) if p['task'].level else 'other',
+                solution=str(p['solution']), rules=r.get('rules', 'cuda-agent'), weights=r.get('weights'), correct=bool(r['correct']),
+                reward=r['reward'], flags=r['flags'], speedup_vs_eager=r['speedup_vs_eager'], speedup_vs_compile=r['speedup_vs_compile'],
+                torch_time_share=r.get('torch_time_share'), measured=meas, claimed_speedup=p['claimed_speedup'],
+                error=(r['error'] or '').splitlines()[0][:200] if r['error'] else None, key=key,
+                survives=survives(r['correct'], r['flags'], meas, p['claimed_speedup'], tolerance))
+
+def _solution_key(p: dict, rules: str) -> str:
+    "Identity of one re-verification: the solution's content and the rule set."
+    from cuda_agent_wb.workdir import load_solution
+    try: h = load_solution(p['solution']).hash
+    except Exception: h = 'unreadable'
+    return f"{p['solution']}|{h}|{rules}"
+
+# %% ../nbs/13_eval.ipynb #eeb280b5
+def _read_rows(path) -> list[dict]:
+    "Rows of a results JSONL (a torn last line from a crash is skipped)."
     rows = []
-    for p in tqdm(pairs, desc='re-verify', disable=not progress):
-        r = evaluator.evaluate(p['task'], p['solution']).to_dict()
-        meas = r[f'speedup_vs_{claim_baseline}']
-        rows.append(dict(task_id=p['task'].id, sample=0, level=str(p['task'].level) if p['task'].level else 'other',
-                         solution=str(p['solution']), correct=bool(r['correct']), reward=r['reward'], flags=r['flags'],
-                         speedup_vs_eager=r['speedup_vs_eager'], speedup_vs_compile=r['speedup_vs_compile'],
-                         claimed_speedup=p['claimed_speedup'], error=(r['error'] or '').splitlines()[0][:200] if r['error'] else None,
-                         survives=survives(r['correct'], r['flags'], meas, p['claimed_speedup'], tolerance)))
-    return pd.DataFrame(rows)
+    if path is None or not Path(path).exists(): return rows
+    for line in Path(path).read_text().splitlines():
+        try: rows.append(json.loads(line))
+        except json.JSONDecodeError: pass
+    return rows
+
+def reverify(pairs: list[dict], evaluator, claim_baseline: str = 'eager', tolerance: float = 0.8, progress: bool = True,
+             rules=('cuda-agent',), results_path=None) -> pd.DataFrame:
+    "Evaluate every (solution, task) pair under each rule set, building ahead; rows appended to `results_path` (a rerun resumes)."
+    from tqdm.auto import tqdm
+    from concurrent.futures import ThreadPoolExecutor
+    from cuda_agent_wb.reward import _prebuild
+    done = {r['key']: r for r in _read_rows(results_path)}
+    todo = [(p, r, k) for p in pairs for r in rules if (k := _solution_key(p, r)) not in done]
+    backend, jobs = getattr(evaluator, 'backend', None), max(1, (os.cpu_count() or 2) // 2)
+    with ThreadPoolExecutor(jobs) as pool:
+        ahead = {str(p['solution']): pool.submit(_prebuild, p['solution'], backend) for p, _, _ in todo} if backend is not None else {}
+        for p, r, k in tqdm(todo, desc='re-verify', disable=not progress, initial=0):
+            if str(p['solution']) in ahead: ahead[str(p['solution'])].result()
+            row = _reverify_row(p, evaluator.evaluate(p['task'], p['solution'], rules=r).to_dict(), claim_baseline, tolerance, k)
+            done[k] = row
+            if results_path is not None:
+                with open(results_path, 'a') as f: f.write(json.dumps(row, default=str) + '\n')
+    keys = [_solution_key(p, r) for p in pairs for r in rules]
+    return pd.DataFrame([done[k] for k in keys if k in done])
+
+# %% ../nbs/13_eval.ipynb #0cdd0f0d
+def reverify_summary(df: pd.DataFrame) -> pd.DataFrame:
+    "Per rule set: solutions, pass rate, claims that survive, median measured / claimed speedup."
+    def one(g):
+        ratio = (g['measured'] / g['claimed_speedup']).where(g['claimed_speedup'].notna() & g['correct'])
+        return pd.Series({'n': len(g), 'pass_rate': g['correct'].mean(), 'survives': int(g['survives'].sum()),
+                          'median_measured_over_claimed': ratio.median()})
+    return df.groupby('rules').apply(one, include_groups=False)
