@@ -123,17 +123,27 @@ Call exactly one tool per turn.
 {tips}
 """
 
-def skill_document(backend: str) -> str:
-    "The SKILL.md text for `backend` ('cuda' or 'cpu')."
+def skill_document(backend: str, layout: str = 'cawb') -> str:
+    "The SKILL.md text for `backend` ('cuda' or 'cpu') and the workdir layout."
     f = _BACKEND_FACTS[backend]
-    return _SKILL_TEMPLATE.format(backend=backend, tips='\n'.join(f"- {t}" for t in f['tips']),
-                                  **{k: v for k, v in f.items() if k != 'tips'})
+    doc = _SKILL_TEMPLATE.format(backend=backend, tips='\n'.join(f"- {t}" for t in f['tips']),
+                                 **{k: v for k, v in f.items() if k != 'tips'})
+    return doc + (_CUDA_AGENT_LAYOUT_NOTE if layout == 'cuda-agent' else '')
+
+_CUDA_AGENT_LAYOUT_NOTE = '''
+## This workdir uses CUDA Agent's layout
+`binding.cpp` and `binding_registry.h` (do not edit) build the module `cuda_extension`. Put each kernel in
+`kernels/<name>.cu` (no torch headers needed) and its binding in `kernels/<name>_binding.cpp`, which includes
+`"../binding_registry.h"` and torch's headers, defines the pybind11 binding and registers it with
+`REGISTER_BINDING(<name>, <register_function>)`. `model_new.py` does `import cuda_extension` and calls
+`cuda_extension.<function>(...)`. (`cawb_binding.h` also works here, but not mixed with this layout.)
+'''
 
 # %% ../nbs/08_agent.ipynb #7a39c713
 class ToolError(Exception):
     "A tool call that cannot be carried out; its message goes back to the model as the observation."
 
-PROTECTED = ('model.py', 'cawb_binding.h', 'SKILL.md')
+PROTECTED = ('model.py', 'cawb_binding.h', 'SKILL.md', 'binding.cpp', 'binding_registry.h')
 def _sha(b: bytes) -> str: return hashlib.sha1(b).hexdigest()
 
 # %% ../nbs/08_agent.ipynb #ea2d0fcf
@@ -450,8 +460,8 @@ def _safe_id(task_id: str) -> str: return re.sub(r'[^A-Za-z0-9_.-]+', '_', task_
 class KernelEnv:
     "One agent episode on one task: a fresh workdir, sandboxed tools, evaluator-backed compile/verify/profile."
     def __init__(self, task: Task, evaluator, backend=None, workdir=None, max_turns=None, mode='train',
-                 bash_timeout=120, max_output=20_000, unsafe_bash=False):
-        self.task, self.evaluator = task, evaluator
+                 bash_timeout=120, max_output=20_000, unsafe_bash=False, layout='cawb'):
+        self.task, self.evaluator, self.layout = task, evaluator, layout
         b = backend or getattr(evaluator, 'backend', None) or 'cpu'
         self.backend = getattr(b, 'name', b)          # the evaluator's Backend object, or a name
         self.workdir = Path(workdir) if workdir else Path(tempfile.mkdtemp(prefix=f"cawb-{_safe_id(task.id)}-"))
@@ -470,7 +480,7 @@ def _reset(self: KernelEnv, resume: bool = False) -> list[dict]:
     from cuda_agent_wb.workdir import make_workdir
     if not resume or not (self.workdir/'model.py').exists():
         if self.workdir.exists(): shutil.rmtree(self.workdir)
-        make_workdir(self.task, self.workdir, self.backend, extra_files={'SKILL.md': skill_document(self.backend)})
+        make_workdir(self.task, self.workdir, self.backend, extra_files={'SKILL.md': skill_document(self.backend, self.layout)}, layout=self.layout)
     self.ws, self.turn, self.done, self.stop_reason, self.last_full_eval = Workspace(self.workdir), 0, False, None, None
     facts = _BACKEND_FACTS[self.backend]
     return [dict(role='system', content=SYSTEM_PROMPT.format(lang=facts['lang'], skill=skill_document(self.backend))),

@@ -16,9 +16,9 @@ from .workdir import BINDING_HEADER, Solution
 
 # %% auto #0
 __all__ = ['REGISTRY_SOURCE', 'Backend', 'get_backend', 'find_nvcc', 'compiler_version', 'cuda_extra_paths', 'compile_cmd',
-           'link_cmd', 'BuildResult', 'touch', 'stage_sources', 'object_key', 'compile_one', 'uses_torch_headers',
-           'build_solution', 'link_solution', 'inline_specs', 'inline_ext_dir', 'prebuild_single', 'build_entries',
-           'prune_builds']
+           'link_cmd', 'BuildResult', 'write_if_changed', 'touch', 'stage_sources', 'object_key', 'compile_one',
+           'uses_torch_headers', 'build_solution', 'link_solution', 'inline_specs', 'inline_ext_dir', 'build_ahead',
+           'prebuild_single', 'torch_mode_spec', 'build_entries', 'prune_builds']
 
 # %% ../nbs/03_build.ipynb #d6a95eaa
 @dataclass(frozen=True)
@@ -110,6 +110,11 @@ class BuildResult:
     mode: str = 'lean'                            # 'lean' (cawb_binding.h) | 'torch' (torch/extension.h, built in the sandbox) | 'single'
 
 # %% ../nbs/03_build.ipynb #f19560ef
+def write_if_changed(p: Path, text: str):
+    "Write `text` to `p` unless it already holds it (an unchanged file keeps its time, so builds stay up to date)."
+    if p.is_file() and p.read_text() == text: return
+    p.parent.mkdir(parents=True, exist_ok=True); p.write_text(text)
+
 def touch(p: Path):
     "Mark a build-cache entry as just used (its modification time orders eviction)."
     try: os.utime(p)
@@ -121,12 +126,8 @@ REGISTRY_SOURCE = '#define CAWB_DEFINE_ENTRY_POINTS\n#include "cawb_binding.h"\n
 def stage_sources(sol: Solution, backend: Backend) -> tuple[Path, list[Path]]:
     "Write the solution's files into a staging folder; return it and the sources to compile."
     stage = cache_dir('builds', 'src', f"{sol.hash}-{backend.name}")
-    for name, text in sol.files.items():
-        (stage/name).parent.mkdir(parents=True, exist_ok=True)
-        (stage/name).write_text(text)
-    (stage/'cawb_binding.h').write_text(BINDING_HEADER)
-    (stage/'kernels'/'cawb_binding.h').parent.mkdir(exist_ok=True)
-    (stage/'kernels'/'cawb_registry.cpp').write_text(REGISTRY_SOURCE)
+    for name, text in [*sol.files.items(), ('cawb_binding.h', BINDING_HEADER), ('kernels/cawb_registry.cpp', REGISTRY_SOURCE)]:
+        write_if_changed(stage/name, text)
     srcs = sorted(p for p in (stage/'kernels').iterdir() if p.suffix in backend.kernel_suffixes)
     touch(stage)
     return stage, srcs
@@ -172,7 +173,9 @@ def _jobs(): return get_settings().sandbox.compile_jobs or os.cpu_count() or 1
 def build_solution(sol: Solution, backend: Backend, timeout: float|None = None) -> BuildResult:
     "Compile and link a solution's kernels for `backend` (single-file and torch-header solutions build in the sandbox)."
     if sol.kind == 'single': return prebuild_single(sol, timeout, jobs=max(1, _jobs() // 2))
-    if uses_torch_headers(sol): return BuildResult(ok=True, mode='torch', log='sources include torch headers: compiled by torch.utils.cpp_extension.load inside the sandbox')
+    if sol.layout == 'cuda-agent' or uses_torch_headers(sol):
+        spec = torch_mode_spec(sol, backend)
+        return build_ahead('load', [spec], Path(spec['build_directory']), 'torch', timeout, jobs=_jobs())
     t0, timeout = time.perf_counter(), timeout or get_settings().sandbox.compile_timeout
     stage, srcs = stage_sources(sol, backend)
     if len(srcs) <= 1: return BuildResult(ok=False, error=f"no kernels/*{'/*'.join(backend.kernel_suffixes)} sources to build for the {backend.name} backend", seconds=time.perf_counter() - t0)
@@ -244,11 +247,12 @@ def inline_specs(source: str) -> list[dict]|None:
 # %% ../nbs/03_build.ipynb #5d215bb1
 import json, sys
 
-_INLINE_BUILDER = '''
+_EXT_BUILDER = '''
 import json, sys
 import torch.utils.cpp_extension as ce
 ce._import_module_from_library = lambda *a, **k: None      # build only: nothing of the candidate is loaded here
-for spec in json.loads(sys.stdin.read()): ce.load_inline(**spec)
+job = json.loads(sys.stdin.read())
+for spec in job['specs']: getattr(ce, job['fn'])(**spec)
 '''
 
 def inline_ext_dir(sol: Solution) -> Path:
@@ -258,22 +262,36 @@ def inline_ext_dir(sol: Solution) -> Path:
 def _single_in_sandbox(): return BuildResult(ok=True, mode='single', log='single-file solution: compiled by load_inline inside the sandbox')
 
 # %% ../nbs/03_build.ipynb #3b13e620
-def prebuild_single(sol: Solution, timeout: float|None = None, jobs: int = 2) -> BuildResult:
-    "Build a single file's `load_inline` extensions ahead, outside the sandbox (compilers only), cached by content."
-    t0, specs = time.perf_counter(), inline_specs(sol.model_new)
-    if not specs: return _single_in_sandbox()
-    d = inline_ext_dir(sol); done = d/'prebuilt.ok'
-    if done.exists(): touch(d); return BuildResult(ok=True, mode='single', log='load_inline extensions built ahead (cached)', files={'prebuilt': {'cached': True}})
+def build_ahead(fn: str, specs: list[dict], d: Path, mode: str, timeout: float|None = None, jobs: int = 2) -> BuildResult:
+    "Run torch's extension builder `fn` (load_inline or load) on `specs` in a build process, cached by a marker in `d`."
+    t0, done = time.perf_counter(), d/'prebuilt.ok'
+    if done.exists(): touch(d); return BuildResult(ok=True, mode=mode, log=f'{fn} extensions built ahead (cached)', files={'prebuilt': {'cached': True}})
+    d.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, 'TORCH_EXTENSIONS_DIR': str(d), 'MAX_JOBS': str(jobs)}
     timeout = timeout or get_settings().sandbox.compile_timeout
-    try: r = subprocess.run([sys.executable, '-c', _INLINE_BUILDER], input=json.dumps(specs), capture_output=True, text=True, timeout=timeout, env=env)
-    except subprocess.TimeoutExpired: return BuildResult(ok=False, mode='single', error=f"load_inline build timed out after {timeout:.0f} s", seconds=timeout)
+    try: r = subprocess.run([sys.executable, '-c', _EXT_BUILDER], input=json.dumps({'fn': fn, 'specs': specs}), capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired: return BuildResult(ok=False, mode=mode, error=f"{fn} build timed out after {timeout:.0f} s", seconds=timeout)
     secs = round(time.perf_counter() - t0, 3)
     if r.returncode:
         log = (r.stdout + r.stderr)[-20000:]
-        return BuildResult(ok=False, mode='single', log=log, error=_first_error(log), seconds=secs)
+        return BuildResult(ok=False, mode=mode, log=log, error=_first_error(log), seconds=secs)
     done.write_text(json.dumps({'extensions': [s['name'] for s in specs], 'seconds': secs}))
-    return BuildResult(ok=True, mode='single', log=f"{len(specs)} load_inline extension(s) built ahead in {secs:.1f} s", seconds=secs, files={'prebuilt': {'s': secs, 'cached': False}})
+    return BuildResult(ok=True, mode=mode, log=f"{len(specs)} extension(s) built ahead by {fn} in {secs:.1f} s", seconds=secs, files={'prebuilt': {'s': secs, 'cached': False}})
+
+def prebuild_single(sol: Solution, timeout: float|None = None, jobs: int = 2) -> BuildResult:
+    "Build a single file's `load_inline` extensions ahead, outside the sandbox (compilers only), cached by content."
+    specs = inline_specs(sol.model_new)
+    return build_ahead('load_inline', specs, inline_ext_dir(sol), 'single', timeout, jobs) if specs else _single_in_sandbox()
+
+# %% ../nbs/03_build.ipynb #562089c5
+def torch_mode_spec(sol: Solution, backend: Backend) -> dict:
+    "The `torch.utils.cpp_extension.load` arguments that build a torch-header or CUDA-Agent-layout workdir."
+    stage, kernels = stage_sources(sol, backend)
+    root = sorted(p for p in stage.iterdir() if p.is_file() and p.suffix in ('.cpp', '.cc', '.cu'))   # CUDA Agent's binding.cpp
+    srcs = [str(p) for p in root + kernels if p.name != 'cawb_registry.cpp']
+    name = 'cuda_extension' if sol.layout == 'cuda-agent' else f'cawb_ext_{sol.hash}'
+    return {'name': name, 'sources': srcs, 'build_directory': str(cache_dir('torch_extensions', f'ext_{sol.hash}-{backend.name}')),
+            'extra_cflags': ['-O3'], 'extra_cuda_cflags': ['-O3'], 'with_cuda': backend.is_cuda, 'verbose': False}
 
 # %% ../nbs/03_build.ipynb #48adbeeb
 def build_entries(root: Path) -> list[tuple[float, int, Path]]:

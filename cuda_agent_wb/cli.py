@@ -136,7 +136,7 @@ def evaluate(task: Path = typer.Argument(..., help="task file (KernelBench forma
 
 # %% ../nbs/90_cli.ipynb #f1723935
 def _run_rollout(tasks, policy, samples, backend, out, resume=False, workers=0, eval_workers=0, max_turns=None,
-                 mode='train', **policy_kw):
+                 mode='train', layout='cawb', **policy_kw):
     "Build the evaluator pool and the policy factory, run the rollout, print the tables; returns the results."
     import pandas as pd
     from cuda_agent_wb.rollout import EvaluatorPool, make_policy_factory, rollout, best_per_task
@@ -145,7 +145,7 @@ def _run_rollout(tasks, policy, samples, backend, out, resume=False, workers=0, 
     except (PolicyError, ValueError) as e: fail(str(e))
     with EvaluatorPool.for_backend(backend, eval_workers) as pool:
         df = rollout(tasks, make_policy, pool, out, samples=samples, workers=workers or len(pool.evaluators),
-                     resume=resume, max_turns=max_turns, mode=mode)
+                     resume=resume, max_turns=max_turns, mode=mode, layout=layout)
     cols = [c for c in ('task_id', 'sample', 'best_reward', 'best_speedup_vs_eager', 'best_speedup_vs_compile',
                         'best_turn', 'turns', 'stop_reason', 'error') if c in df]
     with pd.option_context('display.width', 200, 'display.max_colwidth', 80):
@@ -172,11 +172,13 @@ def rollout(tasks: Path = typer.Argument(..., help="task file or folder"),
             base_url: Optional[str] = typer.Option(None, help="openai: endpoint (default: base_url in settings.ini, section policy)"),
             replay: Optional[Path] = typer.Option(None, help="replay: folder of recorded trajectories"),
             scripts: Optional[Path] = typer.Option(None, help="scripted: folder of action scripts (default: data/scripts)"),
-            temperature: Optional[float] = typer.Option(None, help="hf/openai: sampling temperature")):
+            temperature: Optional[float] = typer.Option(None, help="hf/openai: sampling temperature"),
+            layout: str = typer.Option("cawb", help="workdir layout: cawb (cawb_binding.h) or cuda-agent (CUDA Agent's binding.cpp + binding_registry.h)")):
     "Run the agent on TASKS with a policy, K samples each, recording trajectories to OUT."
     from cuda_agent_wb.tasks import load_tasks
     if policy not in ('hf', 'openai', 'replay', 'scripted'): fail(f"--policy {policy!r}: choose hf, openai, replay or scripted")
     if mode not in ('train', 'eval'): fail(f"--mode {mode!r}: choose train or eval")
+    if layout not in ('cawb', 'cuda-agent'): fail(f"--layout {layout!r}: choose cawb or cuda-agent")
     if not tasks.exists(): fail(f"{tasks}: no such task file or folder")
     be = _check_backend(backend).name
     ts, errors = load_tasks(tasks)
@@ -184,7 +186,7 @@ def rollout(tasks: Path = typer.Argument(..., help="task file or folder"),
     if not ts: fail(f"{tasks}: no tasks to run")
     kw = {k: v for k, v in dict(model=model, base_url=base_url, replay=replay, scripts=scripts).items() if v is not None}
     if temperature is not None: kw['temperature'] = temperature
-    df = _run_rollout(ts, policy, samples, be, out, resume, workers, eval_workers, max_turns, mode, **kw)
+    df = _run_rollout(ts, policy, samples, be, out, resume, workers, eval_workers, max_turns, mode, layout=layout, **kw)
     if df['error'].notna().all(): raise typer.Exit(1)
 
 # %% ../nbs/90_cli.ipynb #504bab17

@@ -15,7 +15,7 @@ from fastcore.basics import patch
 from .config import get_settings, cache_dir
 from .tasks import Task, TaskError, load_module, build_model, make_inputs, resolve_preset
 from .workdir import Solution, SolutionError, load_solution
-from .build import Backend, BuildResult, get_backend, build_solution, stage_sources, prune_builds, inline_ext_dir
+from .build import Backend, BuildResult, get_backend, build_solution, stage_sources, prune_builds, inline_ext_dir, torch_mode_spec
 from .sandbox import Sandbox, Session, ChildDied, worker_env, pack_big, unpack_big
 from .verify import *
 from .profile import (Timer, set_precision_policy, env_fingerprint, summarise, kernel_table, torch_kernels,
@@ -206,11 +206,9 @@ class CompileFailed(RuntimeError): "A build that happened inside the sandbox (lo
 def _torch_ext_dir(): return cache_dir('torch_extensions')
 
 def _torch_mode_extension(job):
-    "Build torch-header sources with torch.utils.cpp_extension.load (cached by content)."
+    "Load (after the build ahead; else build) torch-header sources with torch.utils.cpp_extension.load, same arguments."
     from torch.utils.cpp_extension import load
-    srcs = [s for s in job['sources'] if s.endswith(('.cu', '.cpp', '.cc')) and not s.endswith('cawb_registry.cpp')]
-    bdir = Path(job['torch_ext_dir'])/f"ext_{job['solution_hash']}"; bdir.mkdir(exist_ok=True)
-    try: return load(name=f"cawb_ext_{job['solution_hash']}", sources=srcs, build_directory=str(bdir), verbose=False)
+    try: return load(**job['torch_spec'])
     except Exception as e: raise CompileFailed(str(e)[-3000:]) from e
 
 # %% ../nbs/07_reward.ipynb #bc160934
@@ -218,7 +216,7 @@ def import_candidate(job: dict, state: ExtState):
     "Install `cawb_ext` and execute the candidate's model_new source; returns the ModelNew class."
     os.environ['TORCH_EXTENSIONS_DIR'] = job['torch_ext_dir']
     if job['build_mode'] == 'lean': sys.modules['cawb_ext'] = load_extension(job['library'], job['device'], state)
-    elif job['build_mode'] == 'torch': sys.modules['cawb_ext'] = _torch_mode_extension(job)
+    elif job['build_mode'] == 'torch': sys.modules['cuda_extension' if job['layout'] == 'cuda-agent' else 'cawb_ext'] = _torch_mode_extension(job)
     mod = types.ModuleType('model_new'); mod.__file__ = job['model_new_path']
     sys.modules['model_new'] = mod
     try: exec(compile(job['model_new'], mod.__file__, 'exec'), mod.__dict__)
@@ -509,10 +507,9 @@ def timing_config(self: Evaluator) -> dict:
 @patch
 def make_job(self: Evaluator, task: Task, sol: Solution, build: BuildResult, seeds: dict, preset: str, stages) -> dict:
     "The job description a sandbox child receives."
-    srcs = []
-    if build.mode == 'torch': srcs = [str(p) for p in stage_sources(sol, self.backend)[1]]
-    return {'task': task.to_dict(), 'preset': preset, 'device': self.device, 'stages': list(stages),
-            'build_mode': build.mode, 'library': build.library, 'sources': srcs, 'solution_hash': sol.hash,
+    spec = torch_mode_spec(sol, self.backend) if build.mode == 'torch' else None
+    return {'task': task.to_dict(), 'preset': preset, 'device': self.device, 'stages': list(stages), 'layout': sol.layout,
+            'build_mode': build.mode, 'library': build.library, 'torch_spec': spec, 'solution_hash': sol.hash,
             'model_new': sol.model_new, 'model_new_path': str(Path(sol.root)/'model_new.py') if sol.kind == 'workdir' else sol.root,
             'torch_ext_dir': str(inline_ext_dir(sol) if sol.kind == 'single' else _torch_ext_dir()), 'allow_tf32': self.s.timing.allow_tf32, 'threads': self.threads,
             'timing': self.timing_config(), 'rules': self.call_rules, **seeds}

@@ -74,11 +74,13 @@ def _versions() -> dict:
 def make_header(task: Task, sample: int, policy, env: KernelEnv, messages: list) -> dict:
     "The header record of a trajectory."
     s = get_settings()
+    _rules_of = lambda ev: getattr(ev, 'rules', None) or getattr(next(iter(getattr(ev, 'evaluators', []) or []), None), 'rules', None) or s.eval.rules
     settings = dict(max_turns=env.max_turns, bash_timeout=env.bash_timeout, eval=vars(s.eval), timing=vars(s.timing),
                     sandbox=vars(s.sandbox), policy=vars(s.policy))
     return dict(type='header', task_id=task.id, task_hash=task.hash, sample=sample, policy=policy.describe(),
                 backend=env.backend, device=_device_name(env.backend), versions=_versions(), settings=settings,
-                workdir=str(env.workdir), system_prompt=messages[0]['content'], task_prompt=messages[1]['content'],
+                workdir=str(env.workdir), layout=getattr(env, 'layout', 'cawb'), rules=_rules_of(env.evaluator if hasattr(env, 'evaluator') else None),
+                system_prompt=messages[0]['content'], task_prompt=messages[1]['content'],
                 started=datetime.now(timezone.utc).isoformat(timespec='seconds'))
 
 # %% ../nbs/09_rollout.ipynb #4d8418bc

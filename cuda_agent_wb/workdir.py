@@ -6,14 +6,14 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/workdir.html.md"""
 
 # %% ../nbs/02_workdir.ipynb #a453bba1
 from __future__ import annotations
-import ast, hashlib, shutil
+import ast, hashlib, re, shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from .tasks import Task
 
 # %% auto #0
-__all__ = ['BINDING_HEADER', 'SOURCE_SUFFIXES', 'EXAMPLE_CPU_RELU', 'SolutionError', 'Solution', 'load_solution', 'make_workdir',
-           'write_solution']
+__all__ = ['BINDING_HEADER', 'SOURCE_SUFFIXES', 'LAYOUTS', 'CUDA_AGENT_REGISTRY', 'CUDA_AGENT_BINDING', 'EXAMPLE_CPU_RELU',
+           'SolutionError', 'Solution', 'load_solution', 'make_workdir', 'write_solution']
 
 # %% ../nbs/02_workdir.ipynb #e97df0ec
 BINDING_HEADER = r'''// cawb_binding.h - cuda-agent-wb's binding registry. No torch headers: tensors arrive as plain C views.
@@ -122,6 +122,12 @@ class Solution:
     @property
     def model_new(self) -> str: return self.files['model_new.py' if self.kind == 'workdir' else Path(self.root).name]
     @property
+    def layout(self) -> str:
+        "`cuda-agent` (CUDA Agent's released workdir: binding.cpp + binding_registry.h, `import cuda_extension`) or `cawb`."
+        if self.kind != 'workdir': return 'single'
+        if {'binding.cpp', 'binding_registry.h'} & set(self.files): return 'cuda-agent'
+        return 'cuda-agent' if re.search(r'^\s*(import|from)\s+cuda_extension\b', self.model_new, re.M) else 'cawb'
+    @property
     def hash(self) -> str:
         h = hashlib.sha256()
         for k in sorted(self.files): h.update(k.encode() + b'\0' + self.files[k].encode() + b'\0')
@@ -146,6 +152,8 @@ def load_solution(path) -> Solution:
     elif p.is_dir():
         if not (p/'model_new.py').is_file(): raise SolutionError(f"{p}: no model_new.py in the workdir")
         files = {'model_new.py': (p/'model_new.py').read_text()}
+        for f in sorted(p.iterdir()):           # root-level sources: CUDA Agent's binding.cpp and binding_registry.h
+            if f.is_file() and f.suffix in SOURCE_SUFFIXES and f.name != 'cawb_binding.h': files[f.name] = f.read_text()
         for f in sorted((p/'kernels').rglob('*')) if (p/'kernels').is_dir() else []:
             if f.is_file() and f.suffix in SOURCE_SUFFIXES: files[str(f.relative_to(p))] = f.read_text()
         sol = Solution('workdir', str(p.resolve()), files)
@@ -153,14 +161,52 @@ def load_solution(path) -> Solution:
     _check_model_new(sol.model_new, str(p/'model_new.py' if p.is_dir() else p))
     return sol
 
+# %% ../nbs/02_workdir.ipynb #3c2a6925
+LAYOUTS = ('cawb', 'cuda-agent')
+
+CUDA_AGENT_REGISTRY = r'''// binding_registry.h (cuda-agent-wb): kernels/*_binding.cpp register pybind11 bindings; binding.cpp applies them.
+#pragma once
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+class BindingRegistry {
+public:
+    using Binder = std::function<void(pybind11::module&)>;
+    static BindingRegistry& getInstance() { static BindingRegistry registry; return registry; }
+    void registerBinding(const std::string& name, Binder fn) { entries_.emplace_back(name, std::move(fn)); }
+    void applyBindings(pybind11::module& m) { for (auto& entry : entries_) entry.second(m); }
+private:
+    std::vector<std::pair<std::string, Binder>> entries_;
+};
+
+struct BindingRegistrar {
+    BindingRegistrar(const std::string& name, BindingRegistry::Binder fn) { BindingRegistry::getInstance().registerBinding(name, std::move(fn)); }
+};
+
+#define REGISTER_BINDING(name, fn) static BindingRegistrar cawb_registrar_##name(#name, [](pybind11::module& m) { fn(m); })
+'''
+
+CUDA_AGENT_BINDING = r'''// binding.cpp (cuda-agent-wb): the module cuda_extension, with every binding registered by kernels/*_binding.cpp.
+#include <pybind11/pybind11.h>
+#include "binding_registry.h"
+
+PYBIND11_MODULE(cuda_extension, m) { BindingRegistry::getInstance().applyBindings(m); }
+'''
+
 # %% ../nbs/02_workdir.ipynb #e21ead28
-def make_workdir(task: Task, dest, backend: str = 'cpu', extra_files: dict|None = None) -> Path:
-    "Create a fresh workdir for `task` at `dest`: model.py, cawb_binding.h, kernels/, plus `extra_files`."
+def make_workdir(task: Task, dest, backend: str = 'cpu', extra_files: dict|None = None, layout: str = 'cawb') -> Path:
+    "Create a fresh workdir for `task` at `dest` (`cawb` or `cuda-agent` layout): model.py, binding files, kernels/, `extra_files`."
+    if layout not in LAYOUTS: raise ValueError(f"unknown workdir layout {layout!r}: use one of {', '.join(LAYOUTS)}")
     d = Path(dest)
     if d.exists(): shutil.rmtree(d)
     (d/'kernels').mkdir(parents=True)
     (d/'model.py').write_text(task.source)
     (d/'cawb_binding.h').write_text(BINDING_HEADER)
+    if layout == 'cuda-agent': (d/'binding.cpp').write_text(CUDA_AGENT_BINDING); (d/'binding_registry.h').write_text(CUDA_AGENT_REGISTRY)
     for name, text in (extra_files or {}).items(): (d/name).write_text(text)
     return d
 

@@ -176,3 +176,20 @@ def test_tmp_restore_failure_gives_back_the_old_tmp():
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, timeout=120).stdout.split('\n')
     if 'shared' in out[0]: pytest.skip('no mount namespace here')
     assert out[:2] == ['False read-only kept', 'True shared kept'], out
+
+
+def test_cuda_agent_layout_workdir(ev, tmp_path):
+    "CUDA Agent's released workdir layout (binding.cpp + binding_registry.h, import cuda_extension), .cpp kernels on the CPU."
+    from cuda_agent_wb.workdir import load_solution, make_workdir
+    sol = SOL / 'relu_cuda_agent_layout'
+    assert load_solution(sol).layout == 'cuda-agent'
+    r = ev.evaluate(task_of('relu'), sol)
+    assert r.correct and r.reward >= 1 and not r.flags, r.to_dict()
+    assert r.breakdown['load_s'] < 5, r.breakdown          # built ahead, outside the timed run: the sandbox only loads
+    d = make_workdir(task_of('relu'), tmp_path / 'w', 'cpu', layout='cuda-agent')   # the agent's workdir, same layout
+    assert (d / 'binding.cpp').is_file() and (d / 'binding_registry.h').is_file()
+    for f in ('model_new.py', 'kernels/relu.cpp', 'kernels/relu_binding.cpp'):
+        (d / f).parent.mkdir(exist_ok=True); (d / f).write_text((sol / f).read_text())
+    assert load_solution(d).layout == 'cuda-agent'
+    r2 = ev.evaluate(task_of('relu'), d, stages=('compile', 'verify'))
+    assert r2.correct and not r2.flags, r2.to_dict()
