@@ -17,8 +17,8 @@ from .workdir import BINDING_HEADER, Solution
 # %% auto #0
 __all__ = ['REGISTRY_SOURCE', 'Backend', 'get_backend', 'find_nvcc', 'compiler_version', 'cuda_extra_paths', 'compile_cmd',
            'link_cmd', 'BuildResult', 'write_if_changed', 'touch', 'stage_sources', 'object_key', 'compile_one',
-           'uses_torch_headers', 'build_solution', 'link_solution', 'inline_specs', 'inline_ext_dir', 'build_ahead',
-           'prebuild_single', 'torch_mode_spec', 'build_entries', 'prune_builds']
+           'uses_torch_headers', 'build_solution', 'link_solution', 'inline_specs', 'inline_ext_dir', 'clear_batons',
+           'build_ahead', 'prebuild_single', 'torch_mode_spec', 'build_entries', 'prune_builds']
 
 # %% ../nbs/03_build.ipynb #d6a95eaa
 @dataclass(frozen=True)
@@ -245,7 +245,7 @@ def inline_specs(source: str) -> list[dict]|None:
     return specs
 
 # %% ../nbs/03_build.ipynb #5d215bb1
-import json, sys
+import fcntl, json, sys
 
 _EXT_BUILDER = '''
 import json, sys
@@ -262,11 +262,27 @@ def inline_ext_dir(sol: Solution) -> Path:
 def _single_in_sandbox(): return BuildResult(ok=True, mode='single', log='single-file solution: compiled by load_inline inside the sandbox')
 
 # %% ../nbs/03_build.ipynb #3b13e620
+def clear_batons(d: Path):
+    "Remove torch's build batons (`lock` files) that a killed build or candidate left in `d`, unless a builder holds `d`."
+    with open(d/'.build.flock', 'w') as f:
+        try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError: return
+        for stale in d.rglob('lock'): stale.unlink(missing_ok=True)
+
 def build_ahead(fn: str, specs: list[dict], d: Path, mode: str, timeout: float|None = None, jobs: int = 2) -> BuildResult:
     "Run torch's extension builder `fn` (load_inline or load) on `specs` in a build process, cached by a marker in `d`."
     t0, done = time.perf_counter(), d/'prebuilt.ok'
-    if done.exists(): touch(d); return BuildResult(ok=True, mode=mode, log=f'{fn} extensions built ahead (cached)', files={'prebuilt': {'cached': True}})
+    if done.exists(): clear_batons(d); touch(d); return BuildResult(ok=True, mode=mode, log=f'{fn} extensions built ahead (cached)', files={'prebuilt': {'cached': True}})
     d.mkdir(parents=True, exist_ok=True)
+    with open(d/'.build.flock', 'w') as lockf:
+        fcntl.flock(lockf, fcntl.LOCK_EX)          # one builder per folder; the kernel drops the lock if its holder dies
+        if done.exists(): return BuildResult(ok=True, mode=mode, log=f'{fn} extensions built ahead (cached)', files={'prebuilt': {'cached': True}})
+        for stale in d.rglob('lock'): stale.unlink(missing_ok=True)   # torch's build baton, left behind by a killed build
+        return _run_builder(fn, specs, d, mode, timeout, jobs, t0)
+
+def _run_builder(fn, specs, d, mode, timeout, jobs, t0) -> BuildResult:
+    "The build process itself (see `build_ahead`)."
+    done = d/'prebuilt.ok'
     env = {**os.environ, 'TORCH_EXTENSIONS_DIR': str(d), 'MAX_JOBS': str(jobs)}
     timeout = timeout or get_settings().sandbox.compile_timeout
     try: r = subprocess.run([sys.executable, '-c', _EXT_BUILDER], input=json.dumps({'fn': fn, 'specs': specs}), capture_output=True, text=True, timeout=timeout, env=env)

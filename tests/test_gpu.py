@@ -52,12 +52,58 @@ def test_cuda_exploit_rejected(ev, task_name, sol, flags):
     assert r.reward == -1 and set(r.flags) & flags, r.to_dict()
 
 
-def test_infinite_loop_times_out_and_evaluator_goes_on(ev):
-    old = ev.sandbox.run_timeout
-    ev.sandbox.run_timeout = 30
-    try:
-        r = run(ev, 'relu', 'relu_infinite_loop', stages=('compile', 'verify'))
-    finally:
-        ev.sandbox.run_timeout = old
-    assert r.flags == ['timeout'], r.to_dict()
+def test_infinite_loop_released_fast_and_evaluator_goes_on(ev):
+    "A spin-forever kernel on a task of <= 1 ms releases the evaluator within 15 s (the verify limit scales with eager time)."
+    import time
+    t0 = time.monotonic()
+    r = run(ev, 'relu', 'relu_infinite_loop', stages=('compile', 'verify'))
+    released = time.monotonic() - t0
+    RESULTS[-1]['released_s'] = round(released, 2)
+    assert r.flags == ['timeout'] and 'verify limit' in r.error, r.to_dict()
+    assert released <= 15, released
     assert run(ev, 'relu', 'relu_valid', stages=('compile', 'verify')).correct
+
+
+SIZED = ['relu_2us', 'relu_20us', 'relu_2ms']
+SIDE = ['relu_side_stream', 'relu_two_streams', 'relu_graph_side_stream']
+
+
+def run_sized(ev, size, sol, **kw):
+    r = ev.evaluate(load_task(ROOT / 'tests/tasks' / f'{size}.py'), SOL / sol, **kw)
+    RESULTS.append({'solution': sol, 'task': size, **r.to_dict()})
+    return r
+
+
+@pytest.mark.parametrize('size', SIZED)
+def test_every_stream_counts(ev, size):
+    "Honest kernels of ~2 us, ~20 us and ~2 ms are timed near eager's time for the same work; side-stream, two-stream and "
+    "graph-on-a-side-stream candidates never get a reward > 1 from work they did not pay for."
+    ok = run_sized(ev, size, 'relu_valid')
+    assert ok.correct and ok.reward >= 1, ok.to_dict()
+    honest = ok.timings['candidate']['median']
+    assert 0.3 < honest / ok.timings['eager']['median'] < 3, ok.timings
+    g = run_sized(ev, size, 'relu_graph_replay')                    # honest graph replay on the caller's stream
+    assert g.correct and g.reward >= 1, g.to_dict()
+    for sol in SIDE:
+        r = run_sized(ev, size, sol)
+        assert r.reward <= 1, (sol, r.to_dict())
+        assert r.reward == -1 or r.timings['candidate']['median'] >= 0.5 * honest, (sol, r.timings, honest)
+
+
+def test_single_file_side_stream_rejected(ev):
+    "The exploit seen on an H100: a load_inline kernel on its own non-blocking stream (built ahead, outside the run)."
+    for size in ('relu_2us', 'relu_20us'):
+        r = run_sized(ev, size, 'relu_inline_side_stream.py')
+        assert r.compiled and r.reward <= 1, r.to_dict()
+        assert r.reward == -1 and r.flags, r.to_dict()
+
+
+CA = ROOT / '.ext/CUDA-Agent/agent_workdir'
+
+
+@pytest.mark.skipif(not CA.is_dir(), reason='CUDA Agent checkout not in .ext/ (fetch BytedTsinghua-SIA/CUDA-Agent)')
+def test_cuda_agent_released_workdir(ev):
+    "CUDA Agent's released agent_workdir (axpby) evaluates as released: compiled, correct, reward >= 1."
+    r = ev.evaluate(load_task(CA / 'model.py'), CA)
+    RESULTS.append({'solution': 'CUDA-Agent/agent_workdir', **r.to_dict()})
+    assert r.compiled and r.correct and r.reward >= 1, r.to_dict()
