@@ -235,17 +235,13 @@ def profile_records(prof) -> list[dict]:
 def call_spans(recs: list[dict], n: int) -> list[float]:
     "Per call `i`, ms from the first to the last device activity it caused on any stream (0 if none)."
     rng = {r['name']: r for r in recs if not r['device'] and r['name'].startswith('cawb_')}
-    heads = [rng.get(f'cawb_head_{i}') for i in range(n)]
-    inside = lambda t, h: h is not None and h['start'] <= t <= h['end']
-    launches = [r for r in recs if not r['device'] and r['name'].startswith('cu')]       # runtime calls: cudaLaunchKernel ...
-    sleep = {r['corr'] for r in launches if any(inside(r['start'], h) for h in heads)}
-    dev = [r for r in recs if r['device'] and r['corr'] not in sleep]
+    dev = sorted((r for r in recs if r['device']), key=lambda r: r['start'])
     spans = []
     for i in range(n):
-        call = rng.get(f'cawb_call_{i}')
+        head, call = rng.get(f'cawb_head_{i}'), rng.get(f'cawb_call_{i}')
         if call is None: continue
-        lo = heads[i]['start'] if heads[i] else call['start']
-        mine = [r for r in dev if lo <= r['start'] <= call['end']]
+        mine = [r for r in dev if (head or call)['start'] <= r['start'] <= call['end']]
+        if head: mine = mine[1:]          # the sleep: launched first onto an idle device, so it starts first
         spans.append((max(r['end'] for r in mine) - min(r['start'] for r in mine)) / 1e6 if mine else 0.0)
     return spans
 
@@ -255,6 +251,7 @@ def stream_spans(self: Timer, fn, input_sets: list, calls: int = 10) -> list[flo
     "All-stream spans (ms) of `calls` calls, each behind the head start, from the profiler; [] on the CPU."
     if not self.cuda: return []
     from torch.profiler import profile, ProfilerActivity, record_function
+    self.gpu_sleep(1e-3); self.sync()                  # calibrates the sleep outside the trace
     with quiet_stderr(), profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
         for i in range(calls):
             self.flush(); self.sync()

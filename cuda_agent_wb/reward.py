@@ -375,7 +375,7 @@ def reference_outputs(req: dict) -> dict:
     "Reference outputs for `req['seeds']`, inputs it mutates, and a float64 output for the first seed."
     task = Task(**{k: v for k, v in req['task'].items() if k != 'hash'}); dev = req['device']
     set_precision_policy(req['allow_tf32'])
-    mod = load_module(task, req['preset'])
+    t_start, mod = time.perf_counter(), load_module(task, req['preset'])
     model, outs, mutated = build_model(task, mod, req['init_seed'], dev), [], []
     with torch.no_grad():
         times = []
@@ -387,7 +387,7 @@ def reference_outputs(req: dict) -> dict:
         if req.get('fp64'):
             m64 = build_model(task, mod, req['init_seed'], dev, torch.float64)
             ref64 = [t.cpu() for t in sample_leaves(m64(*make_inputs(task, mod, req['seeds'][0], dev, torch.float64)))]
-    return {'outputs': outs, 'mutated': mutated, 'ref64': ref64, 'eager_s': min(times)}
+    return {'outputs': outs, 'mutated': mutated, 'ref64': ref64, 'eager_s': min(times), 'ref_s': time.perf_counter() - t_start}
 
 # %% ../nbs/07_reward.ipynb #52a5f9a4
 def reference_baselines(req: dict) -> dict:
@@ -523,11 +523,12 @@ def tolerance(self: Evaluator, strict: bool) -> tuple[float, float]:
 
 # %% ../nbs/07_reward.ipynb #598c0637
 @patch
-def phase_limit(self: Evaluator, eager_s: float, phase: str, calls: int) -> tuple[float, str]:
-    "Seconds a candidate gets for a phase of `calls` forward calls, scaled by the reference's eager time; and why."
-    sb = self.s.sandbox
-    s = min(max(sb.phase_floor_s, sb.phase_factor * eager_s * calls / 10), self.sandbox.run_timeout)
-    return s, f"{phase} limit: max({sb.phase_floor_s:g} s, {sb.phase_factor:g} x eager {eager_s * 1e3:.3g} ms x {calls} calls / 10)"
+def phase_limit(self: Evaluator, ref: dict, phase: str, calls: int) -> tuple[float, str]:
+    "Seconds a candidate gets for a phase of `calls` forward calls, scaled by the reference's times; and why."
+    sb, eager_s, ref_s = self.s.sandbox, ref['eager_s'], ref.get('ref_s', 0.0)
+    s = min(max(sb.phase_floor_s, sb.phase_factor * eager_s * calls / 10, 3 * ref_s), self.sandbox.run_timeout)
+    return s, (f"{phase} limit: max({sb.phase_floor_s:g} s, {sb.phase_factor:g} x eager {eager_s * 1e3:.3g} ms x {calls} calls / 10, "
+               f"3 x the reference's {ref_s:.3g} s for its outputs)")
 
 # %% ../nbs/07_reward.ipynb #4978fc6f
 @patch
@@ -572,7 +573,7 @@ def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: di
     base = self.ref.ask({**req, 'cmd': 'baselines'}, timeout=900)
     if 'error' in base: sess.send({'time': False}); res.error = f"baselines: {base['error']}"; return
     keep = sorted(secrets.SystemRandom().sample(range(tj['n']), min(2, tj['n'])))
-    sess.set_limit(*self.phase_limit(ref['eager_s'], 'profile', tj['warmup'] + 2 * tj['n'] + 12))
+    sess.set_limit(*self.phase_limit(ref, 'profile', tj['warmup'] + 2 * tj['n'] + 12))
     sess.send({'time': True, 'keep': keep, 'kernels': self.kernel_breakdown})
     sess.recv('profile'); t0 = time.perf_counter()
     sess.recv('profile'); parent_loop = time.perf_counter() - t0
@@ -671,7 +672,7 @@ def _run_session(self: Evaluator, res: EvalResult, sess: Session, req: dict, sta
     if 'error' in ref: res.error = f"reference: {ref['error']}"; res.correct = False; return
     res.weights = msg.get('weights', 'state_dict')
     if res.weights == 'seeded': self.ref.submit({**req, 'cmd': 'outputs', 'init_seed': req['init_seed2'], 'seeds': req['seeds'][:2], 'fp64': False})
-    sess.set_limit(*self.phase_limit(ref['eager_s'], 'verify', self.s.eval.trials + 4))
+    sess.set_limit(*self.phase_limit(ref, 'verify', self.s.eval.trials + 4))
     msg = sess.recv('verify')
     if 'error' in msg: res.add_flag(Flag(msg['error'], msg['detail'])); return
     res.correct = True

@@ -77,14 +77,16 @@ def run_sized(ev, size, sol, **kw):
 @pytest.mark.parametrize('size', SIZED)
 def test_every_stream_counts(ev, size):
     "Honest kernels of ~2 us, ~20 us and ~2 ms are timed near eager's time for the same work; side-stream, two-stream and "
-    "graph-on-a-side-stream candidates never get a reward > 1 from work they did not pay for."
+    "graph-on-a-side-stream candidates never get a reward > 1 from work they did not pay for. (The 2 ms task moves 2 GB "
+    "outputs through every check, so it runs the honest kernel and the plain side stream only.)"
     ok = run_sized(ev, size, 'relu_valid')
     assert ok.correct and ok.reward >= 1, ok.to_dict()
     honest = ok.timings['candidate']['median']
     assert 0.3 < honest / ok.timings['eager']['median'] < 3, ok.timings
-    g = run_sized(ev, size, 'relu_graph_replay')                    # honest graph replay on the caller's stream
-    assert g.correct and g.reward >= 1, g.to_dict()
-    for sol in SIDE:
+    if size != 'relu_2ms':
+        g = run_sized(ev, size, 'relu_graph_replay')                # honest graph replay on the caller's stream
+        assert g.correct and g.reward >= 1, g.to_dict()
+    for sol in (SIDE if size != 'relu_2ms' else SIDE[:1]):
         r = run_sized(ev, size, sol)
         assert r.reward <= 1, (sol, r.to_dict())
         assert r.reward == -1 or r.timings['candidate']['median'] >= 0.5 * honest, (sol, r.timings, honest)
