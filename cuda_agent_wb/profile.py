@@ -228,20 +228,25 @@ def profile_records(prof) -> list[dict]:
     for e in prof.profiler.kineto_results.events():
         dev = e.device_type() != torch.autograd.DeviceType.CPU
         recs.append({'name': e.name(), 'device': dev, 'start': e.start_ns(), 'end': e.start_ns() + e.duration_ns(),
-                     'corr': e.correlation_id()})
+                     'corr': e.correlation_id(), 'linked': e.linked_correlation_id()})
     return recs
 
 # %% ../nbs/06_profile.ipynb #85a30d84
 def call_spans(recs: list[dict], n: int) -> list[float]:
-    "Per call `i`, ms from the first to the last device activity it caused on any stream (0 if none)."
+    "Per call `i`, ms from the first to the last device activity launched inside it, on any stream (0 if none)."
     rng = {r['name']: r for r in recs if not r['device'] and r['name'].startswith('cawb_')}
-    dev = sorted((r for r in recs if r['device']), key=lambda r: r['start'])
+    cpu = {r['corr']: r for r in recs if not r['device'] and r['corr']}          # ops and ranges (linked ids) ...
+    launches = {r['corr']: r for r in recs if not r['device'] and r['name'].startswith('cu') and r['corr']}   # ... runtime calls
+    def launched_at(d):
+        "CPU time of the op or runtime call that enqueued device activity `d` (None if the trace does not say)."
+        src = cpu.get(d.get('linked')) or launches.get(d['corr'])
+        return src['start'] if src else None
+    dev = [(launched_at(r), r) for r in recs if r['device']]
     spans = []
     for i in range(n):
-        head, call = rng.get(f'cawb_head_{i}'), rng.get(f'cawb_call_{i}')
+        call = rng.get(f'cawb_call_{i}')
         if call is None: continue
-        mine = [r for r in dev if (head or call)['start'] <= r['start'] <= call['end']]
-        if head: mine = mine[1:]          # the sleep: launched first onto an idle device, so it starts first
+        mine = [r for t, r in dev if t is not None and call['start'] <= t <= call['end']]
         spans.append((max(r['end'] for r in mine) - min(r['start'] for r in mine)) / 1e6 if mine else 0.0)
     return spans
 
