@@ -207,7 +207,7 @@ def eval_(trajectories: Path = typer.Argument(..., help="folder of trajectories 
           model: Optional[str] = typer.Option(None, help="--policy hf: checkpoint folder; openai: model name"),
           best_of_samples: bool = typer.Option(False, "--best-of-samples", help="score each task's best sample only")):
     "Score TRAJECTORIES (optionally after running a policy) and write the eval report."
-    from cuda_agent_wb.eval import write_report
+    from cuda_agent_wb.eval import write_reports, NoTrajectories
     from cuda_agent_wb.tasks import load_tasks
     ts = None
     if rescore or policy:
@@ -224,13 +224,16 @@ def eval_(trajectories: Path = typer.Argument(..., help="folder of trajectories 
     if rescore:
         from cuda_agent_wb.reward import Evaluator
         ev = Evaluator(backend=be)
-    try: res = write_report(trajectories, report_dir, rescore_tasks=ts if rescore else None, evaluator=ev, best_of_samples=best_of_samples)
+    try: reps = write_reports(trajectories, report_dir, rescore_tasks=ts if rescore else None, evaluator=ev, best_of_samples=best_of_samples)
+    except NoTrajectories as e: fail(str(e))
     finally:
         if ev is not None: ev.close()
-    for e in res['errors']: typer.echo(f"cawb: skipped {e}", err=True)
-    if not res['metrics']['overall']['n']: fail(f"{trajectories}: no trajectories found")
-    _print_eval(res)
-    typer.echo(f"report: {report_dir/'report.html'}\nmetrics: {report_dir/'metrics.json'}")
+    for name, res in reps.items():
+        for e in res['errors']: typer.echo(f"cawb: skipped {e}", err=True)
+        d = report_dir if len(reps) == 1 else report_dir/name
+        typer.echo(f"== {res['source']}\n" + '\n'.join(res['run']))
+        _print_eval(res)
+        typer.echo(f"report: {d/'report.html'}\nmetrics: {d/'metrics.json'}")
 
 # %% ../nbs/90_cli.ipynb #30929d3f
 @app.command("evaluate-dir")

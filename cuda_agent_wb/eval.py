@@ -6,7 +6,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/eval.html.md"""
 
 # %% ../nbs/13_eval.ipynb #015145b2
 from __future__ import annotations
-import json, math, os, re, tempfile
+import html, json, math, os, re, tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 import numpy as np
@@ -16,9 +16,9 @@ from .rollout import read_trajectory, best_step, _traj_files, _versions, _device
 # %% auto #0
 __all__ = ['FAST_P', 'BEST_COLUMNS', 'PAPER_TABLE1', 'pass_rate', 'faster_rate', 'geomean_speedup', 'fast_p', 'group_metrics',
            'level_of', 'metrics_by_level', 'best_row', 'best_solutions', 'per_task_best', 'rescore_row', 'rescore',
-           'env_now', 'eval_results', 'paper_table', 'fast_p_table', 'timed', 'speedup_bars', 'speedup_scatter',
-           'report_html', 'write_report', 'match_solution', 'solution_pairs', 'survives', 'reverify',
-           'reverify_summary']
+           'env_now', 'run_description', 'eval_results', 'paper_table', 'fast_p_table', 'timed', 'speedup_bars',
+           'speedup_scatter', 'report_html', 'write_report', 'NoTrajectories', 'trajectory_sets', 'write_reports',
+           'match_solution', 'solution_pairs', 'survives', 'reverify', 'reverify_summary']
 
 # %% ../nbs/13_eval.ipynb #6a898efb
 def _arrays(correct, speedup):
@@ -81,14 +81,16 @@ def best_row(traj: dict, file=None) -> dict:
     h, sm = traj['header'], traj.get('summary') or {}
     b = best_step(traj['steps']); r = (b or {}).get('result') or {}
     return dict(task_id=h['task_id'], sample=h['sample'], level=level_of(h['task_id']), file=str(file) if file else None,
-                policy=(h.get('policy') or {}).get('policy'), backend=h.get('backend'), device=h.get('device'),
+                policy=(h.get('policy') or {}).get('policy'), model=(h.get('policy') or {}).get('model'), backend=h.get('backend'),
+                device=h.get('device'), rules=h.get('rules') or 'cuda-agent',
+                allow_tf32=((h.get('settings') or {}).get('timing') or {}).get('allow_tf32', False),
                 turns=len(traj['steps']), finished=bool(traj.get('summary')), stop_reason=sm.get('stop_reason'),
                 best_turn=b['turn'] if b else None, reward=b['reward'] if b else None,
                 correct=bool(r.get('correct')), speedup_vs_eager=r.get('speedup_vs_eager'),
                 speedup_vs_compile=r.get('speedup_vs_compile'), flags=r.get('flags') or [],
                 prompt_tokens=sm.get('prompt_tokens'), completion_tokens=sm.get('completion_tokens'))
 
-BEST_COLUMNS = ['task_id', 'sample', 'level', 'file', 'policy', 'backend', 'device', 'turns', 'finished', 'stop_reason',
+BEST_COLUMNS = ['task_id', 'sample', 'level', 'file', 'policy', 'model', 'backend', 'device', 'rules', 'allow_tf32', 'turns', 'finished', 'stop_reason',
                 'best_turn', 'reward', 'correct', 'speedup_vs_eager', 'speedup_vs_compile', 'flags', 'prompt_tokens', 'completion_tokens']
 
 def best_solutions(src) -> tuple[pd.DataFrame, list[str]]:
@@ -149,6 +151,22 @@ def env_now() -> dict:
     return dict(host_device=_device_name('cpu'), versions=_versions(), platform=platform.platform(), cpus=os.cpu_count(),
                 scored_at=datetime.now(timezone.utc).isoformat(timespec='seconds'))
 
+# %% ../nbs/13_eval.ipynb #da23cfeb
+def _one(values, none='n/a') -> str:
+    "The distinct values of a column, joined."
+    vs = sorted({str(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))})
+    return ', '.join(vs) or none
+
+def run_description(df: pd.DataFrame, rescored: bool = False) -> list[str]:
+    "The report's first lines: what was measured where, by which policy, under which rules and precision."
+    pol = [f"{p} ({m})" if m else str(p) for p, m in zip(df.get('policy', []), df.get('model', [None] * len(df)))]
+    lines = [f"backend: {_one(df['backend'])}; device: {_one(df['device'])}",
+             f"policy: {_one(pol)}" + (" (scripted actions written by the workbench, not a model)" if set(df['policy']) == {'scripted'} else ''),
+             f"rule set: {_one(df['rules'])}; precision: TF32 {'on' if df['allow_tf32'].any() else 'off'}",
+             'scores: re-measured by the evaluator now' if rescored else 'scores: as recorded in the trajectories']
+    if set(df['backend']) == {'cpu'}: lines.append("CPU timings: not comparable with the paper's GPU numbers (shown for reference only)")
+    return lines
+
 # %% ../nbs/13_eval.ipynb #a67c8022
 def _jsonable(x):
     if isinstance(x, float) and math.isnan(x): return None
@@ -160,7 +178,7 @@ def _jsonable(x):
 def eval_results(df: pd.DataFrame, src=None, errors=(), rescored=False) -> dict:
     "Metrics (overall and per level), solutions, environments and the paper's numbers, JSON-ready."
     envs = df[['backend', 'device']].drop_duplicates().to_dict('records') if len(df) else []
-    return _jsonable(dict(source=str(src) if src else None, rescored=rescored, metrics=metrics_by_level(df),
+    return _jsonable(dict(source=str(src) if src else None, rescored=rescored, run=run_description(df, rescored), metrics=metrics_by_level(df),
                           solutions=df.drop(columns=[c for c in ('file',) if c in df]).to_dict('records'),
                           errors=list(errors), env=env_now(), trajectory_envs=envs, paper=PAPER_TABLE1))
 
@@ -232,7 +250,8 @@ def report_html(res: dict, df: pd.DataFrame, title: str = 'cuda-agent-wb eval re
     css = ("body{font-family:sans-serif;margin:2em;max-width:1200px} .tbl{border-collapse:collapse;font-size:13px}"
            ".tbl td,.tbl th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}")
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title><style>{css}</style></head><body>"
-            f"<h1>{title}</h1><p>source: <code>{res['source']}</code>; {res['metrics']['overall']['n']} trajectories; "
+            f"<h1>{title}</h1><ul>{''.join(f'<li>{html.escape(l)}</li>' for l in res.get('run', []))}</ul>"
+            f"<p>source: <code>{res['source']}</code>; {res['metrics']['overall']['n']} trajectories; "
             f"{'re-scored by the evaluator' if res['rescored'] else 'scored from the results recorded in the trajectories'}.</p>"
             f"<h2>Metrics (this run) and the paper's Table 1</h2><p>The last column is the paper's, not measured here.</p>"
             f"{_html_table(paper_table(res))}<h2>fast_p</h2>{_html_table(fast_p_table(res), float_format='{:.3f}'.format)}"
@@ -244,6 +263,7 @@ def report_html(res: dict, df: pd.DataFrame, title: str = 'cuda-agent-wb eval re
 def write_report(src, report_dir, rescore_tasks=None, evaluator=None, best_of_samples=False) -> dict:
     "Score the trajectories under `src`; write report_dir/metrics.json and report_dir/report.html; return the results."
     df, errors = best_solutions(src)
+    if not len(df): raise NoTrajectories(f"{src}: no trajectories (<task>__s<k>.jsonl files) there" + (f"; {len(errors)} unreadable" if errors else ''))
     if rescore_tasks is not None: df = rescore(df, rescore_tasks, evaluator)
     if best_of_samples: df = per_task_best(df)
     res = eval_results(df, src, errors, rescored=rescore_tasks is not None)
@@ -251,6 +271,24 @@ def write_report(src, report_dir, rescore_tasks=None, evaluator=None, best_of_sa
     (d/'metrics.json').write_text(json.dumps(res, indent=1))
     (d/'report.html').write_text(report_html(res, df))
     return res
+
+# %% ../nbs/13_eval.ipynb #46e820e6
+class NoTrajectories(ValueError):
+    "A trajectory folder with nothing to score; the message is one sentence."
+
+def trajectory_sets(src) -> list[Path]:
+    "The trajectory sets under `src`: itself if it holds trajectories (or is a file), else each subfolder that does."
+    p = Path(src)
+    if not p.exists(): raise NoTrajectories(f"{p}: no such trajectory folder or file")
+    if p.is_file() or _traj_files(p): return [p]
+    return sorted(d for d in p.rglob('*') if d.is_dir() and _traj_files(d) and d.name != 'work')
+
+def write_reports(src, report_dir, **kw) -> dict:
+    "One report per trajectory set under `src` ({set name: results}); one set writes to `report_dir` itself."
+    sets = trajectory_sets(src)
+    if not sets: raise NoTrajectories(f"{src}: no trajectories (<task>__s<k>.jsonl files) in it or its subfolders")
+    if len(sets) == 1: return {sets[0].name: write_report(sets[0], report_dir, **kw)}
+    return {str(s.relative_to(src)): write_report(s, Path(report_dir)/s.relative_to(src), **kw) for s in sets}
 
 # %% ../nbs/13_eval.ipynb #9e87fafb
 def _task_index(tasks) -> dict:

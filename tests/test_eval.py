@@ -68,3 +68,20 @@ def test_evaluate_dir_reverifies(tmp_path):
     r2 = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)                  # a rerun resumes: nothing re-evaluated
     assert r2.returncode == 0 and (tmp_path/'rv'/'reverify.jsonl').read_text().splitlines() == lines, r2.stderr[-2000:]
     assert len(pd.read_csv(tmp_path/'rv'/'reverify.csv')) == 4
+
+
+def test_eval_several_sets_and_empty_folder(tmp_path):
+    "A folder holding several trajectory sets gets one report per set; an empty one one sentence, never a traceback."
+    r = subprocess.run([str(BIN/'cawb'), 'eval', str(ROOT/'data/trajectories'), '--report-dir', str(tmp_path/'rep')],
+                       capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert (tmp_path/'rep'/'cpu'/'report.html').exists() and (tmp_path/'rep'/'cuda'/'metrics.json').exists()
+    assert 'rule set: cuda-agent' in r.stdout and 'policy: scripted' in r.stdout
+    html = (tmp_path/'rep'/'cpu'/'report.html').read_text()
+    assert html.index('backend: cpu') < html.index("paper (Table 1")           # what was measured comes first
+    (tmp_path/'empty').mkdir()
+    e = subprocess.run([str(BIN/'cawb'), 'eval', str(tmp_path/'empty')], capture_output=True, text=True, cwd=ROOT)
+    assert e.returncode == 2 and 'no trajectories' in e.stderr and 'Traceback' not in e.stderr, e.stderr
+    p = subprocess.run([str(BIN/'papermill'), '--log-level', 'ERROR', str(ROOT/'nbs/workflows/eval.ipynb'), str(tmp_path/'out.ipynb'),
+                        '-p', 'trajectories', str(tmp_path/'empty'), '-p', 'report_dir', str(tmp_path/'r2')], capture_output=True, text=True, cwd=ROOT)
+    assert p.returncode == 0 and 'nothing to score' in (tmp_path/'out.ipynb').read_text(), p.stderr[-2000:]
