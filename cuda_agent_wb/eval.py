@@ -73,6 +73,8 @@ def metrics_by_level(df: pd.DataFrame) -> dict:
     "{'overall': metrics, 'level 1': metrics, ...} (levels in order; 'other' last)."
     out = {'overall': group_metrics(df)}
     for lv in sorted(df['level'].unique(), key=lambda x: (x == 'other', x)): out[f"level {lv}"] = group_metrics(df[df['level'] == lv])
+    if 'rules' in df and df['rules'].nunique() > 1:                    # results under both rule sets: each on its own too
+        for r in sorted(df['rules'].unique()): out[f"rules {r}"] = group_metrics(df[df['rules'] == r])
     return out
 
 # %% ../nbs/13_eval.ipynb #6bb2a8d8
@@ -127,7 +129,7 @@ def rescore_row(row: dict, task, evaluator, solution) -> dict:
                 'rescore_error': 'task not found' if task is None else 'no solution recorded'}
     with tempfile.TemporaryDirectory(prefix='cawb_rescore_') as d:
         sol = _solution_dir(solution, Path(d)) if isinstance(solution, dict) else solution
-        r = evaluator.evaluate(task, sol).to_dict()
+        r = evaluator.evaluate(task, sol, **({'rules': row['rules']} if row.get('rules') else {})).to_dict()   # under the rules it was made for
     return {**new, 'correct': bool(r['correct']), 'speedup_vs_eager': r['speedup_vs_eager'], 'reward': r['reward'],
             'speedup_vs_compile': r['speedup_vs_compile'], 'flags': r['flags'], 'rescore_error': r['error']}
 
@@ -159,12 +161,13 @@ def _one(values, none='n/a') -> str:
 
 def run_description(df: pd.DataFrame, rescored: bool = False) -> list[str]:
     "The report's first lines: what was measured where, by which policy, under which rules and precision."
-    pol = [f"{p} ({m})" if m else str(p) for p, m in zip(df.get('policy', []), df.get('model', [None] * len(df)))]
-    lines = [f"backend: {_one(df['backend'])}; device: {_one(df['device'])}",
-             f"policy: {_one(pol)}" + (" (scripted actions written by the workbench, not a model)" if set(df['policy']) == {'scripted'} else ''),
-             f"rule set: {_one(df['rules'])}; precision: TF32 {'on' if df['allow_tf32'].any() else 'off'}",
+    col = lambda c, default=None: df[c] if c in df else pd.Series([default] * len(df), dtype=object)
+    pol = [f"{p} ({m})" if m else str(p) for p, m in zip(col('policy', 're-verified solutions'), col('model'))]
+    lines = [f"backend: {_one(col('backend'))}; device: {_one(col('device'))}",
+             f"policy: {_one(pol)}" + (" (scripted actions written by the workbench, not a model)" if set(col('policy')) == {'scripted'} else ''),
+             f"rule set: {_one(col('rules', 'cuda-agent'))}; precision: TF32 {'on' if col('allow_tf32', False).fillna(False).astype(bool).any() else 'off'}",
              'scores: re-measured by the evaluator now' if rescored else 'scores: as recorded in the trajectories']
-    if set(df['backend']) == {'cpu'}: lines.append("CPU timings: not comparable with the paper's GPU numbers (shown for reference only)")
+    if set(col('backend')) == {'cpu'}: lines.append("CPU timings: not comparable with the paper's GPU numbers (shown for reference only)")
     return lines
 
 # %% ../nbs/13_eval.ipynb #a67c8022
