@@ -80,6 +80,7 @@ def demo(preset: str = typer.Option("cpu", help="size preset"),
     rep = out/'report'
     typer.echo(f"\n== eval report on the demo trajectories -> {rep} ==")
     res = write_report(out, rep)
+    typer.echo('\n'.join(res['run']))           # what was measured, by what, under which rules: before the numbers
     _print_eval(res)
     typer.echo(f"\nreport: {rep/'report.html'}\nmetrics: {rep/'metrics.json'}\n"
                f"explore the trajectories: jupyter lab nbs/workflows/explore.ipynb   (set trajectories = '{out}')")
