@@ -6,6 +6,7 @@ import pytest
 from conftest import ROOT, run_cawb
 from cuda_agent_wb.tasks import load_task
 from cuda_agent_wb.reward import Evaluator
+from cuda_agent_wb.verify import REVIEW_FLAGS
 
 SOL = ROOT / 'tests/solutions/cpu'
 TASK = {'relu': ROOT / 'data/tasks/relu.py', 'linear_relu': ROOT / 'data/tasks/linear_relu.py',
@@ -89,7 +90,8 @@ def test_write_attempt_changed_nothing(ev):
 
 def test_pointer_cache_caught_when_timed(ev):
     r = ev.evaluate(task_of('relu'), SOL / 'relu_pointer_cache')
-    assert r.reward == -1 and r.flags == ['timed_output_mismatch'], r.to_dict()
+    # fatal flags only: the review flag suspicious_speedup comes and goes with the (timing-dependent) measured speedup
+    assert r.reward == -1 and [f for f in r.flags if f not in REVIEW_FLAGS] == ['timed_output_mismatch'], r.to_dict()
 
 
 def test_survives_segfault_and_hang_then_accepts(ev):
@@ -184,7 +186,7 @@ def test_cuda_agent_layout_workdir(ev, tmp_path):
     sol = SOL / 'relu_cuda_agent_layout'
     assert load_solution(sol).layout == 'cuda-agent'
     r = ev.evaluate(task_of('relu'), sol)
-    assert r.correct and r.reward >= 1 and not r.flags, r.to_dict()
+    assert r.correct and r.reward >= 1 and not [f for f in r.flags if f not in REVIEW_FLAGS], r.to_dict()
     assert r.breakdown['load_s'] < 5, r.breakdown          # built ahead, outside the timed run: the sandbox only loads
     d = make_workdir(task_of('relu'), tmp_path / 'w', 'cpu', layout='cuda-agent')   # the agent's workdir, same layout
     assert (d / 'binding.cpp').is_file() and (d / 'binding_registry.h').is_file()
