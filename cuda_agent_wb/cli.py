@@ -15,11 +15,12 @@ from .tasks import TaskError
 
 # %% auto #0
 __all__ = ['app', 'tasks_app', 'fail', 'tasks_list', 'demo', 'evaluate', 'rollout', 'eval_', 'evaluate_dir', 'synth',
-           'synth_recheck', 'synth_seeds', 'train', 'main']
+           'synth_recheck', 'synth_seeds', 'train', 'serve', 'main']
 
 # %% ../nbs/90_cli.ipynb #00277d64
 app = typer.Typer(help="cuda-agent-wb: agentic RL for CUDA kernel generation. Verbs mirror the notebooks.",
-                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+                  rich_markup_mode=None)   # plain help text: "[eval] rules" must not be read as markup
 tasks_app = typer.Typer(help="List and inspect tasks (nbs/01_tasks).", no_args_is_help=True)
 app.add_typer(tasks_app, name="tasks")
 
@@ -111,6 +112,26 @@ def _rule_sets(rules: str|None) -> tuple:
     try: return tuple(check_rules(r) for r in names) or fail("--rules: name at least one rule set")
     except ValueError as e: fail(f"--rules: {e}")
 
+# %% ../nbs/90_cli.ipynb #f0fe7b19
+from .service import ServiceError
+
+def _evaluator(backend: str, server: str|None = None, local: bool = False):
+    "The evaluator a verb uses: the service at --server, or the configured one when it answers; else in-process."
+    from cuda_agent_wb.config import get_settings
+    from cuda_agent_wb.service import RemoteEvaluator, find_service
+    s = get_settings().service
+    if server and local: fail("--server and --local: choose one")
+    url = None if local or s.use == 'never' and not server else server or find_service(s.url, backend)
+    if url is None and s.use == 'always' and not local: fail(f"settings.ini [service] use = always, but no service serving {backend} answers at {s.url}")
+    if url is None:
+        from cuda_agent_wb.reward import Evaluator
+        return Evaluator(_check_backend(backend).name)
+    try: ev = RemoteEvaluator(url, wait_ready_s=60 if server else 5)
+    except ServiceError as e: fail(str(e))
+    if backend not in ('auto', ev.backend.name): fail(f"--backend {backend}: the service at {url} evaluates on {ev.backend.name}")
+    typer.echo(f"using the evaluation service at {url} ({ev.backend.name}); --local to evaluate in this process", err=True)
+    return ev
+
 # %% ../nbs/90_cli.ipynb #b41c3ac4
 @app.command()
 def evaluate(task: Path = typer.Argument(..., help="task file (KernelBench format)"),
@@ -119,20 +140,24 @@ def evaluate(task: Path = typer.Argument(..., help="task file (KernelBench forma
              json_out: bool = typer.Option(False, "--json", help="print the result as one JSON line (last line of stdout)"),
              strict: bool = typer.Option(False, "--strict", help="strict tolerance profile (settings.ini [eval] strict_*)"),
              stages: str = typer.Option("compile,verify,profile", help="comma-separated stages to run"),
-             rules: Optional[str] = typer.Option(None, help="rule set: cuda-agent (no torch compute in forward) or kernelbench (default: settings.ini [eval] rules)")):
-    "Evaluate SOLUTION on TASK: compile, verify, profile, reward."
+             rules: Optional[str] = typer.Option(None, help="rule set: cuda-agent (no torch compute in forward) or kernelbench (default: settings.ini [eval] rules)"),
+             server: Optional[str] = typer.Option(None, help="evaluation service URL(s), comma-separated (default: settings.ini [service] url, used when it answers)"),
+             local: bool = typer.Option(False, "--local", help="evaluate in this process even if a service is running")):
+    "Evaluate SOLUTION on TASK: compile, verify, profile, reward (through a running `cawb serve` when there is one)."
     import json
-    from cuda_agent_wb.reward import Evaluator, STAGES
+    from cuda_agent_wb.reward import STAGES
     t = _load_one_task(task)
     if not solution.exists(): fail(f"{solution}: no such solution file or folder")
     st = tuple(x.strip() for x in stages.split(',') if x.strip())
     if not st or any(x not in STAGES for x in st): fail(f"--stages: use a comma-separated subset of {','.join(STAGES)}")
-    be = _check_backend(backend)
-    typer.echo(f"evaluating {solution} on {t.id} ({be.name}) ...", err=True)
     rule_set = _rule_sets(rules)[0]
-    with Evaluator(be.name, strict=strict) as ev: res = ev.evaluate(t, solution, stages=st, rules=rule_set)
-    b = res.breakdown
-    typer.echo('  ' + '  '.join(f"{k[:-2]} {b[k]:.2f}s" for k in ('compile_s', 'load_s', 'verify_s', 'profile_s', 'total_s') if k in b), err=True)
+    with _evaluator(backend, server, local) as ev:
+        typer.echo(f"evaluating {solution} on {t.id} ({ev.backend.name}) ...", err=True)
+        try: res = ev.evaluate(t, solution, stages=st, rules=rule_set, strict=strict)
+        except ServiceError as e: fail(str(e))
+    b, via = res.breakdown, getattr(res, 'service', None)
+    typer.echo('  ' + '  '.join(f"{k[:-2]} {b[k]:.2f}s" for k in ('compile_s', 'load_s', 'verify_s', 'profile_s', 'total_s') if k in b)
+               + (f"  (service {via['url']}, job {via['job']}{', cached' if via['cached'] else ''})" if via else ''), err=True)
     typer.echo(json.dumps(res.to_dict(), default=str) if json_out else res.summary())
 
 # %% ../nbs/90_cli.ipynb #f1723935
@@ -245,11 +270,12 @@ def evaluate_dir(tasks: Path = typer.Argument(..., help="task folder (a KernelBe
                  tolerance: float = typer.Option(0.8, help="a claim survives if the re-measured speedup is >= tolerance x claim"),
                  report_dir: Optional[Path] = typer.Option(None, help="where reverify.csv and metrics.json go (default: SOLUTIONS/../reverify)"),
                  rules: Optional[str] = typer.Option(None, help="rule set(s), comma-separated: cuda-agent, kernelbench (default: settings.ini [eval] rules)"),
-                 fresh: bool = typer.Option(False, "--fresh", help="start over instead of resuming from REPORT_DIR/reverify.jsonl")):
+                 fresh: bool = typer.Option(False, "--fresh", help="start over instead of resuming from REPORT_DIR/reverify.jsonl"),
+                 server: Optional[str] = typer.Option(None, help="evaluation service URL(s), comma-separated (default: settings.ini [service] url, used when it answers)"),
+                 local: bool = typer.Option(False, "--local", help="evaluate in this process even if a service is running")):
     "Re-verify published solutions with every check; report which claimed speedups survive."
     import json, pandas as pd
     from cuda_agent_wb.tasks import load_tasks
-    from cuda_agent_wb.reward import Evaluator
     from cuda_agent_wb.eval import solution_pairs, reverify, reverify_summary, eval_results
     if claim_baseline not in ('eager', 'compile'): fail(f"--claim-baseline {claim_baseline!r}: choose eager or compile")
     for p in (tasks, solutions):
@@ -259,12 +285,14 @@ def evaluate_dir(tasks: Path = typer.Argument(..., help="task folder (a KernelBe
     except (ValueError, OSError) as e: fail(str(e))
     for e in errors + perr: typer.echo(f"cawb: skipped {e}", err=True)
     if not pairs: fail(f"{solutions}: no solution matched a task in {tasks}")
-    be = _check_backend(backend).name
     rule_sets = _rule_sets(rules)
     out = report_dir or (solutions.parent if solutions.is_file() else solutions.parent)/'reverify'
     out.mkdir(parents=True, exist_ok=True)
     if fresh: (out/'reverify.jsonl').unlink(missing_ok=True)
-    with Evaluator(backend=be) as ev: df = reverify(pairs, ev, claim_baseline, tolerance, rules=rule_sets, results_path=out/'reverify.jsonl')
+    with _evaluator(backend, server, local) as ev:
+        be = ev.backend.name
+        try: df = reverify(pairs, ev, claim_baseline, tolerance, rules=rule_sets, results_path=out/'reverify.jsonl')
+        except ServiceError as e: fail(str(e))
     df.to_csv(out/'reverify.csv', index=False)
     (out/'metrics.json').write_text(json.dumps(eval_results(df.assign(backend=be, device=None), solutions, errors + perr, rescored=True), indent=1))
     cols = ['task_id', 'rules', 'correct', 'flags', 'speedup_vs_eager', 'speedup_vs_compile', 'claimed_speedup', 'survives', 'error']
@@ -393,6 +421,24 @@ def train(preset: str = typer.Option("tiny-cpu", help="tiny-cpu | toy | gpu-100m
         typer.echo(' '.join(cmd), err=True)
         raise typer.Exit(subprocess.run(cmd).returncode)
     else: fail(f"--launcher must be inline or accelerate, not {launcher!r}")
+
+# %% ../nbs/90_cli.ipynb #b01092d0
+@app.command()
+def serve(backend: str = typer.Option("auto", help="cpu, cuda or auto"),
+          gpus: Optional[str] = typer.Option(None, help="cuda: comma-separated GPU indices, one warm evaluator each (default: every visible GPU)"),
+          workers: int = typer.Option(1, min=1, help="cpu: number of evaluator workers"),
+          host: Optional[str] = typer.Option(None, help="address to bind (default: settings.ini [service] host, 127.0.0.1); any other than loopback needs a token"),
+          port: Optional[int] = typer.Option(None, help="port (default: settings.ini [service] port)"),
+          token_env: Optional[str] = typer.Option(None, help="environment variable holding the bearer token (default: settings.ini [service] token_env)"),
+          db: Optional[Path] = typer.Option(None, help="SQLite job queue (default: settings.ini [service] db, else <cache>/service/queue.sqlite)")):
+    "Serve warm evaluators over HTTP (API page at /docs): POST /evaluate, GET /jobs/ID, GET /health, GET /status."
+    from cuda_agent_wb.service import serve as run_service
+    be = _check_backend(backend).name
+    try: gpu_list = [int(g) for g in gpus.split(',') if g.strip()] if gpus else None
+    except ValueError: fail(f"--gpus {gpus!r}: give comma-separated GPU indices, e.g. 0,1")
+    if gpu_list is not None and be != 'cuda': fail("--gpus is for the cuda backend; use --workers on the cpu backend")
+    try: run_service(be, gpu_list, workers, host, port, token_env, db, echo=lambda m: typer.echo(m, err=True))
+    except (ServiceError, OSError) as e: fail(str(e))
 
 # %% ../nbs/90_cli.ipynb #4475b340
 def main():

@@ -66,6 +66,8 @@ SCHEMA = {
                     memory_mb=_posint, compile_jobs=int, build_cache_mb=_nonneg),
     'policy':  dict(base_url=str, model=str, api_key_env=str, max_turns_train=_posint, max_turns_eval=_posint,
                     context_tokens=_posint, temperature=_nonneg, max_new_tokens=_posint),
+    'service': dict(url=str, use=_choice('auto', 'always', 'never'), host=str, port=_posint, token_env=str, db='optpath',
+                    max_request_mb=_nonneg, job_timeout_s=_nonneg),
 }
 
 # %% ../nbs/00_config.ipynb #f9a24112

@@ -376,15 +376,21 @@ def reverify(pairs: list[dict], evaluator, claim_baseline: str = 'eager', tolera
     from cuda_agent_wb.reward import _prebuild
     done = {r['key']: r for r in _read_rows(results_path)}
     todo = [(p, r, k) for p in pairs for r in rules if (k := _solution_key(p, r)) not in done]
+    def record(k, row):
+        done[k] = row
+        if results_path is not None:
+            with open(results_path, 'a') as f: f.write(json.dumps(row, default=str) + '\n')
+    if hasattr(evaluator, 'evaluate_iter'):           # a service (RemoteEvaluator): everything queued at once, rows as they finish
+        items = [dict(task=p['task'], solution=p['solution'], rules=r) for p, r, _ in todo]
+        for i, res in evaluator.evaluate_iter(items, progress=progress):
+            p, r, k = todo[i]; record(k, _reverify_row(p, res.to_dict(), claim_baseline, tolerance, k))
+        todo = []
     backend, jobs = getattr(evaluator, 'backend', None), max(1, (os.cpu_count() or 2) // 2)
     with ThreadPoolExecutor(jobs) as pool:
         ahead = {str(p['solution']): pool.submit(_prebuild, p['solution'], backend) for p, _, _ in todo} if backend is not None else {}
         for p, r, k in tqdm(todo, desc='re-verify', disable=not progress, initial=0):
             if str(p['solution']) in ahead: ahead[str(p['solution'])].result()
-            row = _reverify_row(p, evaluator.evaluate(p['task'], p['solution'], rules=r).to_dict(), claim_baseline, tolerance, k)
-            done[k] = row
-            if results_path is not None:
-                with open(results_path, 'a') as f: f.write(json.dumps(row, default=str) + '\n')
+            record(k, _reverify_row(p, evaluator.evaluate(p['task'], p['solution'], rules=r).to_dict(), claim_baseline, tolerance, k))
     keys = [_solution_key(p, r) for p in pairs for r in rules]
     return pd.DataFrame([done[k] for k in keys if k in done])
 

@@ -44,6 +44,7 @@ FLAGS = {
     'harness_tampered': "the evaluator's timers, checks or tracing were replaced inside the candidate process",
     'timer_inconsistent': "the candidate's reported times disagree with the evaluator's own clock",
     'suspicious_speedup': 'more than the configured factor faster than eager (review, not a failure)',
+    'evaluator_lost': "the evaluation service's worker died, hung or raised on this candidate (twice for a crash or hang)",
 }
 REVIEW_FLAGS = {'suspicious_speedup'}
 

@@ -4,6 +4,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CAWB = str(Path(sys.executable).parent / 'cawb')
+# tests evaluate in-process unless they start a service and name it (a developer's running `cawb serve` is not used)
+os.environ.setdefault('CAWB_SERVICE_USE', 'never')
 
 
 def run_cawb(*args, timeout=600, env=None, cwd=ROOT):

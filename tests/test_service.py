@@ -1,0 +1,153 @@
+"""The evaluation service (`cawb serve`) under load on the CPU backend: 16 clients, 200 submissions, a worker hung, a worker
+killed and the whole service killed and restarted mid-run; malformed requests; the CLI through the service."""
+import json, os, signal, socket, statistics, subprocess, sys, threading, time
+from pathlib import Path
+import httpx, pytest
+from conftest import ROOT, CAWB
+
+RELU = ROOT/'data/tasks/relu.py'
+SOL = ROOT/'tests/solutions/cpu/relu_valid'
+
+
+def free_port() -> int:
+    with socket.socket() as s: s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
+
+
+class Service:
+    "A `cawb serve` subprocess on loopback; its status lines collected."
+    def __init__(self, db: Path, port: int, workers: int = 2, env=None):
+        self.db, self.port, self.workers, self.env, self.lines = db, port, workers, {**os.environ, **(env or {})}, []
+        self.url = f"http://127.0.0.1:{port}"
+
+    def start(self, ready_s: float = 180):
+        self.proc = subprocess.Popen([CAWB, 'serve', '--backend', 'cpu', '--workers', str(self.workers), '--port', str(self.port), '--db', str(self.db)],
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=self.env)
+        threading.Thread(target=lambda: self.lines.extend(iter(self.proc.stdout.readline, '')), daemon=True).start()
+        t0 = time.time()
+        while time.time() - t0 < ready_s:
+            assert self.proc.poll() is None, ''.join(self.lines)
+            try:
+                if httpx.get(self.url + '/health', timeout=2).status_code == 200: return self
+            except httpx.TransportError: pass
+            time.sleep(0.3)
+        raise AssertionError(f"service not ready in {ready_s} s:\n{''.join(self.lines)}")
+
+    def status(self): return httpx.get(self.url + '/status', timeout=10).json()
+
+    def kill(self):
+        self.proc.kill(); self.proc.wait(10)
+
+    def stop(self):
+        if self.proc.poll() is None: self.proc.send_signal(signal.SIGINT)
+        try: self.proc.wait(20)
+        except subprocess.TimeoutExpired: self.kill()
+
+
+def variant(root: Path, i: int) -> Path:
+    "relu_valid with a distinct comment: different content (a real evaluation), the same kernel (a cached build)."
+    d = root/f"sol{i:03d}"; (d/'kernels').mkdir(parents=True)
+    for f in SOL.rglob('*'):
+        if f.is_file(): (d/f.relative_to(SOL)).write_text(f.read_text())
+    (d/'model_new.py').write_text((SOL/'model_new.py').read_text() + f"\n# variant {i}\n")
+    return d
+
+
+def test_load_crash_hang_restart(tmp_path):
+    from cuda_agent_wb.service import RemoteEvaluator
+    from cuda_agent_wb.tasks import load_task
+    task, db, port = load_task(RELU), tmp_path/'svc'/'q.sqlite', free_port()
+    svc = Service(db, port, env={'CAWB_SERVICE_JOB_TIMEOUT_S': '20'}).start()
+    sols = [variant(tmp_path/'sols', i) for i in range(200)]
+    with RemoteEvaluator(svc.url) as ev:                      # warm the build cache and both workers' first job
+        assert ev.evaluate(task, SOL, stages=('compile', 'verify')).correct
+    results, latency, errors, lock = {}, [], [], threading.Lock()
+
+    def client(k):
+        with RemoteEvaluator(svc.url, retry_s=180) as ev:
+            for i in range(k, 200, 16):
+                t0 = time.perf_counter()
+                try: r = ev.evaluate(task, sols[i], stages=('compile', 'verify'))
+                except Exception as e: errors.append(f"{i}: {e}"); continue
+                with lock: results.setdefault(i, []).append(r); latency.append(time.perf_counter() - t0)
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(16)]
+    for t in threads: t.start()
+    def wait_done(n):
+        while len(results) < n and any(t.is_alive() for t in threads): time.sleep(0.1)
+    wait_done(30)                                              # a worker hangs (stopped, not dead): replaced after job_timeout_s
+    hung = next(w for w in svc.status()['workers'] if w['state'] == 'busy')
+    os.kill(hung['pid'], signal.SIGSTOP)
+    wait_done(60)                                              # a worker crashes
+    crashed = next(w for w in svc.status()['workers'] if w['state'] in ('busy', 'ready') and w['pid'] != hung['pid'])
+    os.kill(crashed['pid'], signal.SIGKILL)
+    wait_done(110)                                             # the whole service dies and is started again on the same queue
+    svc.kill(); time.sleep(1); first = svc
+    svc = Service(db, port, env={'CAWB_SERVICE_JOB_TIMEOUT_S': '20'}).start()
+    for t in threads: t.join(600)
+    try: os.kill(hung['pid'], signal.SIGKILL)
+    except ProcessLookupError: pass
+
+    lat = sorted(latency)
+    print(f"200 submissions, 16 clients: p50 {statistics.median(lat):.2f} s, p99 {lat[int(0.99 * (len(lat) - 1))]:.2f} s, "
+          f"max {lat[-1]:.2f} s; status {json.dumps({k: v for k, v in svc.status().items() if k in ('queued', 'running', 'done', 'failed', 'cached')})}")
+    assert not errors, errors[:5]
+    assert sorted(results) == list(range(200)) and all(len(v) == 1 for v in results.values())
+    lost = [i for i, (r,) in results.items() if not r.correct]
+    assert all(results[i][0].flags == ['evaluator_lost'] for i in lost), [results[i][0].flags for i in lost]
+    assert len(lost) <= 2, f"{len(lost)} jobs lost their worker twice"
+    import sqlite3
+    con = sqlite3.connect(db)
+    evaluated = con.execute("SELECT key, COUNT(*) FROM jobs WHERE cached=0 AND status IN ('done','failed') GROUP BY key").fetchall()
+    assert len(evaluated) == 201 and all(n == 1 for _, n in evaluated)        # 200 + the warm-up, each evaluated once
+    assert con.execute("SELECT COUNT(*) FROM jobs WHERE status IN ('queued','running')").fetchone()[0] == 0
+    log = ''.join(svc.lines)
+    svc.stop()
+    before = ''.join(first.lines)
+    assert 'stopped answering' in before or 'ran one job past' in before, before[-3000:]      # the hung worker
+    assert 'exited (code -9): replaced' in before, before[-3000:]                               # the killed one
+    import re
+    requeued, queued = map(int, re.search(r"(\d+) running job\(s\) requeued, (\d+) queued", log).groups())
+    assert 'retried' in before and requeued + queued > 0, log[:2000]                       # the restart found the accepted jobs
+
+
+def test_malformed_requests_and_cli(tmp_path):
+    port = free_port()
+    svc = Service(tmp_path/'q.sqlite', port, workers=1).start()
+    try:
+        good = {'task': {'path': str(RELU)}, 'solution': {'path': str(SOL)}, 'stages': ['compile', 'verify']}
+        bad = [b'', b'{', b'[]', b'null', json.dumps({'task': {'path': str(RELU)}}), json.dumps({**good, 'colour': 'red'}),
+               json.dumps({**good, 'rules': 'fastest'}), json.dumps({**good, 'stages': ['bench']}), json.dumps({**good, 'task': {'path': '/no/task.py'}}),
+               json.dumps({**good, 'task': {'source': 'import torch\nclass Model(', 'id': 'broken'}}), json.dumps({**good, 'task': {}}),
+               json.dumps({**good, 'solution': {'files': {'../../escape.py': 'x'}}}), json.dumps({**good, 'solution': {'files': {'/etc/x.py': 'x'}}}),
+               json.dumps({**good, 'solution': {'files': {'run.sh': 'x'}}}), json.dumps({**good, 'solution': {'path': '/no/solution'}}),
+               json.dumps({**good, 'strict': 'very'}), json.dumps({**good, 'wait': -1}), json.dumps({**good, 'solution': {'kind': 'single', 'files': {'a.py': 'x', 'b.py': 'y'}}}),
+               b'x' * (17 << 20), json.dumps({**good, 'task': {'path': str(RELU), 'source': 'x'}})]
+        assert len(bad) == 20
+        for body in bad:
+            r = httpx.post(svc.url + '/evaluate', content=body, headers={'content-type': 'application/json'}, timeout=30)
+            assert 400 <= r.status_code < 500, (body[:80], r.status_code, r.text[:200])
+            detail = r.json()['detail']
+            assert isinstance(detail, str) and '\n' not in detail and len(detail) < 300, detail
+        assert httpx.get(svc.url + '/health').status_code == 200
+        assert svc.proc.poll() is None
+
+        # the CLI through the service: the same JSON as in-process, and the second time from the store
+        out = []
+        for _ in range(2):
+            r = subprocess.run([CAWB, 'evaluate', RELU, SOL, '--server', svc.url, '--json', '--stages', 'compile,verify'], capture_output=True, text=True, cwd=ROOT)
+            assert r.returncode == 0, r.stderr
+            out.append((json.loads(r.stdout.strip().splitlines()[-1]), r.stderr))
+        assert out[0][0]['correct'] and out[0][0] == out[1][0] and 'cached' in out[1][1] and 'cached' not in out[0][1]
+        loc = subprocess.run([CAWB, 'evaluate', RELU, SOL, '--local', '--json', '--stages', 'compile,verify'], capture_output=True, text=True, cwd=ROOT)
+        assert set(json.loads(loc.stdout.strip().splitlines()[-1])) == set(out[0][0])
+        # auto-discovery on the configured URL
+        r = subprocess.run([CAWB, 'evaluate', RELU, SOL, '--stages', 'compile'], capture_output=True, text=True, cwd=ROOT,
+                           env={**os.environ, 'CAWB_SERVICE_USE': 'auto', 'CAWB_SERVICE_URL': svc.url})
+        assert r.returncode == 0 and 'using the evaluation service' in r.stderr, r.stderr
+    finally: svc.stop()
+
+
+def test_refuses_open_address_without_token(tmp_path):
+    r = subprocess.run([CAWB, 'serve', '--backend', 'cpu', '--host', '0.0.0.0', '--port', str(free_port()), '--db', str(tmp_path/'q.sqlite')],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120, env={k: v for k, v in os.environ.items() if k != 'CAWB_SERVICE_TOKEN'})
+    assert r.returncode == 2 and 'needs a token' in r.stderr, r.stderr
