@@ -115,22 +115,52 @@ def _rule_sets(rules: str|None) -> tuple:
 # %% ../nbs/90_cli.ipynb #f0fe7b19
 from .service import ServiceError
 
-def _evaluator(backend: str, server: str|None = None, local: bool = False):
-    "The evaluator a verb uses: the service at --server, or the configured one when it answers; else in-process."
+def _service_url(backend: str, server: str|None = None, local: bool = False) -> str|None:
+    "The service a verb should use: --server, or the configured one when it answers (settings.ini [service] use); None = in-process."
     from cuda_agent_wb.config import get_settings
-    from cuda_agent_wb.service import RemoteEvaluator, find_service
+    from cuda_agent_wb.service import find_service
     s = get_settings().service
     if server and local: fail("--server and --local: choose one")
-    url = None if local or s.use == 'never' and not server else server or find_service(s.url, backend)
-    if url is None and s.use == 'always' and not local: fail(f"settings.ini [service] use = always, but no service serving {backend} answers at {s.url}")
-    if url is None:
-        from cuda_agent_wb.reward import Evaluator
-        return Evaluator(_check_backend(backend).name)
-    try: ev = RemoteEvaluator(url, wait_ready_s=60 if server else 5)
+    if local or (s.use == 'never' and not server): return None
+    url = server or find_service(s.url, backend)
+    if url is None and s.use == 'always': fail(f"settings.ini [service] use = always, but no service serving {backend} answers at {s.url}")
+    return url
+
+def _remote(url: str, backend: str, explicit: bool):
+    "A RemoteEvaluator on `url` (its backend checked against --backend); errors exit with one line."
+    from cuda_agent_wb.service import RemoteEvaluator
+    try: ev = RemoteEvaluator(url, wait_ready_s=60 if explicit else 5)
     except ServiceError as e: fail(str(e))
-    if backend not in ('auto', ev.backend.name): fail(f"--backend {backend}: the service at {url} evaluates on {ev.backend.name}")
-    typer.echo(f"using the evaluation service at {url} ({ev.backend.name}); --local to evaluate in this process", err=True)
+    if backend not in ('auto', ev.backend_name): fail(f"--backend {backend}: the service at {url} evaluates on {ev.backend_name}")
+    typer.echo(f"using the evaluation service at {url} ({ev.backend_name}); --local to evaluate in this process", err=True)
     return ev
+
+def _evaluator(backend: str, server: str|None = None, local: bool = False):
+    "The evaluator a verb uses: a RemoteEvaluator on the service (see `_service_url`), else an in-process Evaluator."
+    if (url := _service_url(backend, server, local)) is not None: return _remote(url, backend, bool(server))
+    from cuda_agent_wb.reward import Evaluator
+    return Evaluator(_check_backend(backend).name)
+
+# %% ../nbs/90_cli.ipynb #d8ca3153
+def _print_result(d: dict, summary: str, json_out: bool, via: str = ''):
+    "The phase times on stderr, then the result (summary text, or one JSON line)."
+    import json
+    b = d.get('breakdown', {})
+    typer.echo('  ' + '  '.join(f"{k[:-2]} {b[k]:.2f}s" for k in ('compile_s', 'load_s', 'verify_s', 'profile_s', 'total_s') if k in b) + via, err=True)
+    typer.echo(json.dumps(d, default=str) if json_out else summary)
+
+def _evaluate_remote(ev, task: Path, solution: Path, stages, rules, strict, json_out):
+    "`cawb evaluate` through a service: the task file goes unparsed, the result comes back as JSON (no torch here)."
+    from cuda_agent_wb.workdir import SolutionError
+    from cuda_agent_wb.tasks import TaskError
+    typer.echo(f"evaluating {solution} on {task} ({ev.backend_name}, service) ...", err=True)
+    try: url, job = ev.evaluate_job(task, solution, stages, rules, strict)
+    except ServiceError as e: fail(str(e))
+    except TaskError as e: fail(str(e))
+    except SolutionError:                                     # judged here, as in-process evaluation does
+        res = ev.evaluate(_load_one_task(task), solution, stages, rules, strict)
+        return _print_result(res.to_dict(), res.summary(), json_out)
+    _print_result(job['result'], job['summary'], json_out, f"  (service {url}, job {job['id']}{', cached' if job['cached'] else ''})")
 
 # %% ../nbs/90_cli.ipynb #b41c3ac4
 @app.command()
@@ -145,20 +175,20 @@ def evaluate(task: Path = typer.Argument(..., help="task file (KernelBench forma
              local: bool = typer.Option(False, "--local", help="evaluate in this process even if a service is running")):
     "Evaluate SOLUTION on TASK: compile, verify, profile, reward (through a running `cawb serve` when there is one)."
     import json
-    from cuda_agent_wb.reward import STAGES
-    t = _load_one_task(task)
+    from cuda_agent_wb.service import STAGES
+    if not task.is_file(): fail(f"{task}: no such task file")
     if not solution.exists(): fail(f"{solution}: no such solution file or folder")
     st = tuple(x.strip() for x in stages.split(',') if x.strip())
     if not st or any(x not in STAGES for x in st): fail(f"--stages: use a comma-separated subset of {','.join(STAGES)}")
-    rule_set = _rule_sets(rules)[0]
-    with _evaluator(backend, server, local) as ev:
+    if (url := _service_url(backend, server, local)) is not None:
+        with _remote(url, backend, bool(server)) as ev: _evaluate_remote(ev, task, solution, st, rules, strict, json_out)
+        return
+    from cuda_agent_wb.reward import Evaluator
+    t, rule_set = _load_one_task(task), _rule_sets(rules)[0]
+    with Evaluator(_check_backend(backend).name) as ev:
         typer.echo(f"evaluating {solution} on {t.id} ({ev.backend.name}) ...", err=True)
-        try: res = ev.evaluate(t, solution, stages=st, rules=rule_set, strict=strict)
-        except ServiceError as e: fail(str(e))
-    b, via = res.breakdown, getattr(res, 'service', None)
-    typer.echo('  ' + '  '.join(f"{k[:-2]} {b[k]:.2f}s" for k in ('compile_s', 'load_s', 'verify_s', 'profile_s', 'total_s') if k in b)
-               + (f"  (service {via['url']}, job {via['job']}{', cached' if via['cached'] else ''})" if via else ''), err=True)
-    typer.echo(json.dumps(res.to_dict(), default=str) if json_out else res.summary())
+        res = ev.evaluate(t, solution, stages=st, rules=rule_set, strict=strict)
+    _print_result(res.to_dict(), res.summary(), json_out)
 
 # %% ../nbs/90_cli.ipynb #f1723935
 def _run_rollout(tasks, policy, samples, backend, out, resume=False, workers=0, eval_workers=0, max_turns=None,
@@ -426,7 +456,7 @@ def train(preset: str = typer.Option("tiny-cpu", help="tiny-cpu | toy | gpu-100m
 @app.command()
 def serve(backend: str = typer.Option("auto", help="cpu, cuda or auto"),
           gpus: Optional[str] = typer.Option(None, help="cuda: comma-separated GPU indices, one warm evaluator each (default: every visible GPU)"),
-          workers: int = typer.Option(1, min=1, help="cpu: number of evaluator workers"),
+          workers: int = typer.Option(1, min=1, help="cpu: evaluator workers in all; cuda: workers per GPU (they verify side by side and time one at a time)"),
           host: Optional[str] = typer.Option(None, help="address to bind (default: settings.ini [service] host, 127.0.0.1); any other than loopback needs a token"),
           port: Optional[int] = typer.Option(None, help="port (default: settings.ini [service] port)"),
           token_env: Optional[str] = typer.Option(None, help="environment variable holding the bearer token (default: settings.ini [service] token_env)"),

@@ -13,9 +13,10 @@ from fastcore.basics import patch
 from .config import get_settings, cache_dir
 
 # %% auto #0
-__all__ = ['TIMING_METHOD', 'ATEN_KERNEL_MARKERS', 'set_precision_policy', 'device_name', 'env_fingerprint', 'Timer', 'median_ci',
-           'summarise', 'baseline_key', 'use_compile_cache', 'measure_baselines', 'cached_baselines', 'quiet_stderr',
-           'kernel_table', 'reference_kernel_table', 'torch_kernels', 'profile_records', 'call_spans']
+__all__ = ['TIMING_METHOD', 'ATEN_KERNEL_MARKERS', 'set_precision_policy', 'device_name', 'env_fingerprint', 'device_lock_key',
+           'DeviceLock', 'Timer', 'median_ci', 'summarise', 'baseline_key', 'use_compile_cache', 'measure_baselines',
+           'cached_baselines', 'quiet_stderr', 'kernel_table', 'reference_kernel_table', 'torch_kernels',
+           'profile_records', 'call_spans']
 
 # %% ../nbs/06_profile.ipynb #48b7a718
 def set_precision_policy(allow_tf32: bool) -> dict:
@@ -45,6 +46,35 @@ def _driver_version():
         import subprocess
         return subprocess.run(['nvidia-smi', '--query-gpu=driver_version', '--format=csv,noheader'], capture_output=True, text=True, timeout=10).stdout.strip().splitlines()[0]
     except Exception: return None
+
+# %% ../nbs/06_profile.ipynb #5dd9fde1
+import fcntl, tempfile
+
+def device_lock_key(device: str) -> str:
+    "A name for the physical device behind `device` (cuda:i through CUDA_VISIBLE_DEVICES), without touching CUDA."
+    d = torch.device(device)
+    if d.type != 'cuda': return 'cpu'
+    vis = [v.strip() for v in os.environ.get('CUDA_VISIBLE_DEVICES', '').split(',') if v.strip()]
+    i = d.index or 0
+    return f"cuda-{vis[i] if i < len(vis) else i}"
+
+class DeviceLock:
+    "Shared for verifying, exclusive for timing, across processes; a waiting timer is not starved."
+    def __init__(self, key: str):
+        d = Path(tempfile.gettempdir())/'cawb-device-locks'; d.mkdir(exist_ok=True)
+        self.main, self.gate, self.mode = open(d/f"{key}.lock", 'a+'), open(d/f"{key}.gate", 'a+'), None
+    def shared(self):
+        "Hold the device with others (waits while a timing waits or runs)."
+        fcntl.flock(self.gate, fcntl.LOCK_EX); fcntl.flock(self.main, fcntl.LOCK_SH); fcntl.flock(self.gate, fcntl.LOCK_UN); self.mode = 'shared'
+    def exclusive(self):
+        "Drop a shared hold, then hold the device alone."
+        if self.mode == 'shared': fcntl.flock(self.main, fcntl.LOCK_UN)
+        fcntl.flock(self.gate, fcntl.LOCK_EX); fcntl.flock(self.main, fcntl.LOCK_EX); self.mode = 'exclusive'
+    def release(self):
+        "Let go of whatever is held."
+        if self.mode is not None: fcntl.flock(self.main, fcntl.LOCK_UN)
+        if self.mode == 'exclusive': fcntl.flock(self.gate, fcntl.LOCK_UN)
+        self.mode = None
 
 # %% ../nbs/06_profile.ipynb #baee3b3a
 _perf = time.perf_counter

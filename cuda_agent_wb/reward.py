@@ -18,7 +18,7 @@ from .workdir import Solution, SolutionError, load_solution
 from .build import Backend, BuildResult, get_backend, build_solution, stage_sources, prune_builds, inline_ext_dir, torch_mode_spec
 from .sandbox import Sandbox, Session, ChildDied, worker_env, pack_big, unpack_big
 from .verify import *
-from .profile import (Timer, set_precision_policy, env_fingerprint, summarise, kernel_table, torch_kernels,
+from .profile import (DeviceLock, device_lock_key, Timer, set_precision_policy, env_fingerprint, summarise, kernel_table, torch_kernels,
                                    baseline_key, cached_baselines, measure_baselines, median_ci, _to_cpu)
 
 # %% auto #0
@@ -487,6 +487,7 @@ class Evaluator:
         self.sandbox.writable = [str(_torch_ext_dir())]          # load_inline builds; all else read-only for candidates
         self.sandbox.visible = [str(self.s.paths.cache)]          # builds are read from the cache, even one under /tmp
         self.ref = ReferenceWorker(self.device, self.threads)
+        self.device_lock = DeviceLock(device_lock_key(self.device))   # shared while verifying, alone while timing
         try: prune_builds()
         except OSError as e: print(f"cawb: build cache not pruned: {e}", file=sys.stderr)
 
@@ -633,9 +634,11 @@ def evaluate(self: Evaluator, task: Task, solution, stages=STAGES, rules: str|No
         self.call_rules, (self.atol, self.rtol) = res.rules, self.tolerance(self.strict if strict is None else strict)
         res.env = env_fingerprint(self.device, {'allow_tf32': self.s.timing.allow_tf32}) if 'profile' in stages or 'verify' in stages else {}
         res.env.update(tolerance={'atol': self.atol, 'rtol': self.rtol})
+        self.device_lock.shared()
         try: self._evaluate(res, task, solution, stages)
         finally:
             if self.ref.pending: self.ref.result()
+            self.device_lock.release()
         res.breakdown['total_s'] = round(time.perf_counter() - t0, 3)
         if res.failed(): res.correct = False
         res.reward = milestone_reward(res.correct, res.speedup_vs_eager, res.speedup_vs_compile)
@@ -683,6 +686,8 @@ def _run_session(self: Evaluator, res: EvalResult, sess: Session, req: dict, sta
         if sess.alive(): sess.send({'time': False})
         return
     res.stage, t2 = 'profile', time.perf_counter()
+    self.device_lock.exclusive()                      # other evaluators on this device finish their phase; none starts one
+    res.breakdown['device_wait_s'] = round(time.perf_counter() - t2, 3)
     self._profile(res, sess, ref, req)
     res.breakdown['profile_s'] = round(time.perf_counter() - t2, 3)
     res.stage = 'done'

@@ -15,18 +15,21 @@ from typing import Literal, Optional
 from fastcore.basics import patch
 from pydantic import BaseModel, ConfigDict, Field
 from .config import get_settings, cache_dir
-from .tasks import Task, TaskError, load_task, task_from_source
+from .tasks import Task, TaskError, load_task, task_from_source, task_identity
 from .workdir import SOURCE_SUFFIXES, SolutionError, load_solution
 
 # %% auto #0
-__all__ = ['MAX_FILES', 'FINAL', 'OPEN_PATHS', 'TaskSpec', 'SolutionSpec', 'EvalRequest', 'BadRequest', 'safe_name',
+__all__ = ['STAGES', 'MAX_FILES', 'FINAL', 'OPEN_PATHS', 'TaskSpec', 'SolutionSpec', 'EvalRequest', 'BadRequest', 'safe_name',
            'resolve_task', 'resolve_solution', 'settings_fingerprint', 'job_key', 'JobQueue', 'new_id', 'lost_result',
-           'result_line', 'materialize', 'run_job', 'worker_main', 'Supervisor', 'kill_group', 'error_sentence',
-           'job_view', 'wait_for', 'guard_middleware', 'make_app', 'add_job_routes', 'add_info_routes', 'ServiceError',
-           'is_loopback', 'default_db', 'worker_slots', 'serve', 'request_body', 'result_from_dict', 'split_urls',
-           'RemoteEvaluator', 'find_service']
+           'result_line', 'write_atomic', 'materialize', 'run_job', 'worker_main', 'Supervisor', 'kill_group',
+           'error_sentence', 'job_view', 'wait_for', 'guard_middleware', 'make_app', 'add_job_routes',
+           'add_info_routes', 'ServiceError', 'is_loopback', 'default_db', 'worker_slots', 'serve', 'request_body',
+           'result_from_dict', 'split_urls', 'RemoteEvaluator', 'find_service']
 
-# %% ../nbs/07a_service.ipynb #adbaf977
+# %% ../nbs/07a_service.ipynb #9008cb0d
+STAGES = ('compile', 'verify', 'profile')     # reward.STAGES, named here so that a client need not import torch
+
+# %% ../nbs/07a_service.ipynb #a4491cbc
 class TaskSpec(BaseModel):
     "The task: a KernelBench-format file on the service's machine (`path`) or its program text (`source`, `id`)."
     model_config = ConfigDict(extra='forbid')
@@ -54,7 +57,7 @@ class EvalRequest(BaseModel):
     fresh: bool = False                  # re-run even if the same content has a stored result
     wait: float = Field(0.0, ge=0, le=600)   # seconds to wait for the result before answering 202
 
-# %% ../nbs/07a_service.ipynb #e986b23e
+# %% ../nbs/07a_service.ipynb #1a576403
 class BadRequest(ValueError): "A request the service cannot run; its text is the answer."
 
 MAX_FILES = 256
@@ -68,7 +71,7 @@ def safe_name(name: str) -> str:
         raise BadRequest(f"solution file {name!r}: only .py and {', '.join(sorted(SOURCE_SUFFIXES))} files are accepted")
     return str(p)
 
-# %% ../nbs/07a_service.ipynb #12014c06
+# %% ../nbs/07a_service.ipynb #87fdf7b4
 def resolve_task(spec: TaskSpec) -> dict:
     "The task as stored in the queue (Task fields), read from its path or checked from its source."
     if (spec.path is None) == (spec.source is None): raise BadRequest("task: give exactly one of path or source")
@@ -94,7 +97,7 @@ def resolve_solution(spec: SolutionSpec) -> dict:
         raise BadRequest("solution: a single-file solution is exactly one top-level .py file")
     return {'kind': spec.kind, 'files': files}
 
-# %% ../nbs/07a_service.ipynb #05d5a7f9
+# %% ../nbs/07a_service.ipynb #f6436482
 def settings_fingerprint(s=None) -> dict:
     "The settings that change an evaluation's outcome: [eval], [timing], [sandbox] and the GPU arch."
     s = s or get_settings()
@@ -105,7 +108,7 @@ def job_key(task: dict, solution: dict, stages, rules: str, strict: bool, backen
     blob = dict(task=[task['id'], task['source']], solution=solution, stages=list(stages), rules=rules, strict=strict, backend=backend, settings=settings)
     return hashlib.sha256(json.dumps(blob, sort_keys=True, default=str).encode()).hexdigest()
 
-# %% ../nbs/07a_service.ipynb #21c56fea
+# %% ../nbs/07a_service.ipynb #917ca3c0
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (id TEXT PRIMARY KEY, key TEXT NOT NULL, status TEXT NOT NULL, request TEXT NOT NULL,
   result TEXT, cached INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0, worker TEXT,
@@ -136,7 +139,7 @@ class JobQueue:
             raise
         finally: con.close()
 
-# %% ../nbs/07a_service.ipynb #4c128cb9
+# %% ../nbs/07a_service.ipynb #974b0a01
 def new_id() -> str: return uuid.uuid4().hex[:16]
 
 @patch
@@ -157,7 +160,7 @@ def submit(self: JobQueue, key: str, request: dict, fresh: bool = False) -> dict
         db.execute("INSERT INTO jobs (id,key,status,request,submitted) VALUES (?,?,'queued',?,?)", (jid, key, json.dumps(request), now))
         return {'id': jid, 'status': 'queued', 'cached': False, 'joined': False}
 
-# %% ../nbs/07a_service.ipynb #6a04e229
+# %% ../nbs/07a_service.ipynb #5950c6f7
 @patch
 def claim(self: JobQueue, worker: str) -> dict|None:
     "Take the oldest queued job for `worker` (its attempt counted), or None."
@@ -185,7 +188,7 @@ def get(self: JobQueue, job_id: str) -> dict|None:
     d = dict(row); d['result'] = json.loads(d['result']) if d['result'] else None; d['cached'] = bool(d['cached'])
     d.pop('request'); return d
 
-# %% ../nbs/07a_service.ipynb #48ee374a
+# %% ../nbs/07a_service.ipynb #be5f7b29
 def lost_result(request: dict, backend: str, why: str) -> dict:
     "The EvalResult of a job whose worker was lost twice."
     from cuda_agent_wb.reward import EvalResult
@@ -214,7 +217,7 @@ def recover(self: JobQueue) -> int:
         db.execute("DELETE FROM workers")
     return n
 
-# %% ../nbs/07a_service.ipynb #a838b83a
+# %% ../nbs/07a_service.ipynb #9057acda
 @patch
 def cancel(self: JobQueue, job_id: str) -> str|None:
     "Cancel a queued or running job; returns its status afterwards (None: no such job)."
@@ -223,7 +226,7 @@ def cancel(self: JobQueue, job_id: str) -> str|None:
         row = db.execute("SELECT status FROM jobs WHERE id=?", (job_id,)).fetchone()
     return row['status'] if row else None
 
-# %% ../nbs/07a_service.ipynb #76d7cf51
+# %% ../nbs/07a_service.ipynb #fafe49c6
 @patch
 def beat(self: JobQueue, worker: str, **fields):
     "Record a worker's heartbeat and any changed fields (state, job, pid, device, log; `done=1` adds one)."
@@ -246,7 +249,7 @@ def counts(self: JobQueue) -> dict:
         c['cached'] = db.execute("SELECT COUNT(*) FROM jobs WHERE cached=1").fetchone()[0]
     return {s: c.get(s, 0) for s in ('queued', 'running', *FINAL, 'cached')}
 
-# %% ../nbs/07a_service.ipynb #d66f30de
+# %% ../nbs/07a_service.ipynb #b31e08d7
 @patch
 def rate_per_hour(self: JobQueue, window_s: float = 3600.0) -> float:
     "Evaluations finished per hour, over the last `window_s` seconds (or since the first of them started)."
@@ -268,11 +271,17 @@ def result_line(r: dict) -> str:
     what = (f"{r['speedup_vs_eager']:.2f}x eager" if r.get('speedup_vs_eager') else 'correct') if r.get('correct') else ','.join(r.get('flags', [])) or 'failed'
     return f"{r.get('task_id', '?')}: {what}, reward {r.get('reward', -1):g} ({r.get('breakdown', {}).get('total_s', 0):.1f} s)"
 
-# %% ../nbs/07a_service.ipynb #b27aaea7
+# %% ../nbs/07a_service.ipynb #a3b9d625
+def write_atomic(p: Path, text: str):
+    "Write `text` to `p` through a temporary file and a rename (readers never see half a file); unchanged files are left alone."
+    if p.is_file() and p.read_text() == text: return
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".{p.name}.{uuid.uuid4().hex[:8]}")
+    tmp.write_text(text); os.replace(tmp, p)
+
 def materialize(solution: dict, root: Path) -> Path:
     "Write a stored solution's files under `root`; returns the workdir (or the single .py file)."
-    from cuda_agent_wb.build import write_if_changed
-    for name, text in solution['files'].items(): write_if_changed(root/safe_name(name), text)
+    for name, text in solution['files'].items(): write_atomic(root/safe_name(name), text)
     return root/next(iter(solution['files'])) if solution['kind'] == 'single' else root
 
 def run_job(ev, request: dict, root: Path) -> dict:
@@ -281,7 +290,7 @@ def run_job(ev, request: dict, root: Path) -> dict:
     res = ev.evaluate(Task(**request['task']), path, stages=tuple(request['stages']), rules=request['rules'], strict=request['strict'])
     return res.to_dict()
 
-# %% ../nbs/07a_service.ipynb #ef269dd9
+# %% ../nbs/07a_service.ipynb #46e13381
 def worker_main(db_path: str, worker: str, backend: str, poll_s: float = 0.05):
     "Serve jobs from the queue at `db_path` with one warm evaluator until killed."
     from cuda_agent_wb.reward import Evaluator
@@ -308,7 +317,7 @@ def _heartbeat(q: JobQueue, worker: str, parent: int, every: float = 1.0):
         try: q.beat(worker)
         except sqlite3.Error: pass
 
-# %% ../nbs/07a_service.ipynb #4484f850
+# %% ../nbs/07a_service.ipynb #5fc0f378
 class Supervisor:
     "Starts, watches and replaces the worker processes of one service."
     def __init__(self, q: JobQueue, backend: str, slots: list, job_timeout_s: float = 900, stale_s: float|None = None, echo=print):
@@ -327,7 +336,7 @@ class Supervisor:
                                              stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
         self.q.beat(wid, pid=self.procs[i].pid, state='starting', log=str(log))
 
-# %% ../nbs/07a_service.ipynb #4bc16f9a
+# %% ../nbs/07a_service.ipynb #d46333b6
 @patch
 def lost_why(self: Supervisor, i: int, rows: dict) -> str|None:
     "Why worker `i` must be replaced (exited, stopped answering, job overran), or None."
@@ -356,7 +365,26 @@ def replace(self: Supervisor, i: int, why: str):
     self.replaced[i] += 1
     if not self.stopping.is_set(): self.spawn(i)
 
-# %% ../nbs/07a_service.ipynb #71a7ff18
+# %% ../nbs/07a_service.ipynb #a812998c
+@patch
+def prebuild(self: Supervisor, jobs: int|None = None, every: float = 0.2):
+    "Compile queued jobs' solutions ahead of their workers, on `jobs` threads (default: half the cores)."
+    from concurrent.futures import ThreadPoolExecutor
+    from cuda_agent_wb.reward import _prebuild
+    from cuda_agent_wb.build import get_backend
+    be, seen, root = get_backend(self.backend), set(), self.q.path.parent/'work'
+    with ThreadPoolExecutor(jobs or max(1, (os.cpu_count() or 2) // 2)) as pool:
+        while not self.stopping.wait(every):
+            try:
+                with self.q.db() as db: rows = db.execute("SELECT key, request FROM jobs WHERE status='queued' ORDER BY submitted LIMIT 256").fetchall()
+            except sqlite3.Error: continue
+            for r in rows:
+                if r['key'] in seen: continue
+                if len(seen) > 100_000: seen.clear()
+                seen.add(r['key'])
+                pool.submit(lambda r=r: _prebuild(materialize(json.loads(r['request'])['solution'], root/r['key'][:24]), be))
+
+# %% ../nbs/07a_service.ipynb #b238acae
 @patch
 def status_line(self: Supervisor) -> str:
     "queue, busy workers and the last result in one line."
@@ -377,6 +405,7 @@ def check(self: Supervisor):
 def run(self: Supervisor, every: float = 0.5):
     "Start the workers and watch them until `stop`."
     for i in range(len(self.slots)): self.spawn(i)
+    threading.Thread(target=self.prebuild, daemon=True).start()
     while not self.stopping.wait(every):
         try: self.check()
         except sqlite3.Error as e: self.echo(f"cawb serve: queue not readable this round: {e}")
@@ -387,7 +416,7 @@ def stop(self: Supervisor):
     self.stopping.set()
     for p in self.procs.values(): kill_group(p)
 
-# %% ../nbs/07a_service.ipynb #96e3395d
+# %% ../nbs/07a_service.ipynb #c5b4da09
 def error_sentence(errors: list) -> str:
     "One sentence for a list of pydantic/FastAPI validation errors."
     e = errors[0]
@@ -398,11 +427,11 @@ def error_sentence(errors: list) -> str:
     else: s = f"{loc or 'request body'}: {e.get('msg', 'invalid')}"
     return s + (f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else '')
 
-# %% ../nbs/07a_service.ipynb #3729ca6e
+# %% ../nbs/07a_service.ipynb #504dcfa7
 def job_view(j: dict) -> dict:
-    "A job as the API returns it."
+    "A job as the API returns it; a final one carries its result and the result's short text (`summary`)."
     keep = ('id', 'status', 'cached', 'attempts', 'worker', 'submitted', 'started', 'finished', 'result')
-    return {k: j.get(k) for k in keep}
+    return {**{k: j.get(k) for k in keep}, 'summary': result_from_dict(j['result']).summary() if j.get('result') else None}
 
 async def wait_for(q: JobQueue, job_id: str, wait: float, every: float = 0.02) -> dict|None:
     "The job once final, or as it is after `wait` seconds."
@@ -412,7 +441,7 @@ async def wait_for(q: JobQueue, job_id: str, wait: float, every: float = 0.02) -
         if j is None or j['status'] in FINAL or time.monotonic() - t0 >= wait: return j
         await asyncio.sleep(min(every * 2 ** min((time.monotonic() - t0) // 1, 3), 0.2))
 
-# %% ../nbs/07a_service.ipynb #712e3477
+# %% ../nbs/07a_service.ipynb #1095d68c
 OPEN_PATHS = ('/health', '/docs', '/openapi.json', '/redoc', '/docs/oauth2-redirect')
 
 def guard_middleware(app, token: str|None, max_bytes: int):
@@ -428,7 +457,7 @@ def guard_middleware(app, token: str|None, max_bytes: int):
             return JSONResponse({'detail': 'missing or wrong token: send Authorization: Bearer <token>'}, 401)
         return await call_next(request)
 
-# %% ../nbs/07a_service.ipynb #64d1df05
+# %% ../nbs/07a_service.ipynb #cb95f98b
 def make_app(q: JobQueue, backend: str, token: str|None = None, max_bytes: int = 16 << 20, settings=None, started: float|None = None):
     "The FastAPI app of one service over queue `q`."
     from fastapi import FastAPI
@@ -456,7 +485,7 @@ def make_app(q: JobQueue, backend: str, token: str|None = None, max_bytes: int =
     add_info_routes(app, q, backend, s, started)
     return app
 
-# %% ../nbs/07a_service.ipynb #6979edb2
+# %% ../nbs/07a_service.ipynb #28493db9
 def add_job_routes(app, q: JobQueue):
     "GET /jobs/{id} (optionally waiting) and POST /jobs/{id}/cancel."
     from fastapi import HTTPException, Query
@@ -484,7 +513,7 @@ def add_info_routes(app, q: JobQueue, backend: str, s, started: float):
         return {'backend': backend, 'uptime_s': round(time.time() - started, 1), **q.counts(), 'workers': ws,
                 'evaluations_per_hour': q.rate_per_hour(), 'recent': q.recent()}
 
-# %% ../nbs/07a_service.ipynb #8f67a2af
+# %% ../nbs/07a_service.ipynb #8ae5d6bc
 class ServiceError(RuntimeError): "The service could not start, answered an error, or could not be reached."
 
 def is_loopback(host: str) -> bool:
@@ -498,15 +527,15 @@ def default_db(s=None) -> Path:
     s = s or get_settings()
     return s.service.db or cache_dir('service')/'queue.sqlite'
 
-# %% ../nbs/07a_service.ipynb #350bf9ef
+# %% ../nbs/07a_service.ipynb #607a0bad
 def worker_slots(backend: str, gpus=None, workers: int = 1) -> list:
-    "One entry per worker: the GPU index it sees (cuda), or None (cpu)."
+    "One entry per worker: the GPU index it sees (cuda: `workers` per GPU), or None (cpu: `workers` in all)."
     if backend != 'cuda': return [None] * max(int(workers), 1)
     if gpus is None:
         import torch
         gpus = list(range(torch.cuda.device_count()))
     if not gpus: raise ServiceError("--backend cuda: no GPU visible")
-    return [str(g) for g in gpus]
+    return [str(g) for g in gpus for _ in range(max(int(workers), 1))]
 
 def serve(backend: str = 'auto', gpus=None, workers: int = 1, host: str|None = None, port: int|None = None,
           token_env: str|None = None, db=None, echo=print):
@@ -525,12 +554,13 @@ def serve(backend: str = 'auto', gpus=None, workers: int = 1, host: str|None = N
     try: uvicorn.run(make_app(q, be, token, int(s.service.max_request_mb * (1 << 20)), s), host=host, port=port, log_level='warning')
     finally: sup.stop()
 
-# %% ../nbs/07a_service.ipynb #67d60a99
-def request_body(task: Task, solution, stages=('compile', 'verify', 'profile'), rules: str|None = None, strict: bool = False, fresh: bool = False) -> dict:
-    "The JSON of POST /evaluate for a Task and a solution path (raises SolutionError if it cannot be read)."
+# %% ../nbs/07a_service.ipynb #9b984d11
+def request_body(task, solution, stages=STAGES, rules: str|None = None, strict: bool = False, fresh: bool = False) -> dict:
+    "The JSON of POST /evaluate for a Task (or a task file, sent unparsed) and a solution path (SolutionError if unreadable)."
     sol = load_solution(solution)
     files = {Path(sol.path).name: sol.files[Path(sol.path).name]} if sol.kind == 'single' else sol.files
-    return dict(task=dict(source=task.source, id=task.id, level=task.level, dataset=task.dataset),
+    t = task_identity(task) if isinstance(task, (str, Path)) else dict(source=task.source, id=task.id, level=task.level, dataset=task.dataset)
+    return dict(task=t,
                 solution=dict(kind=sol.kind, files=files), stages=list(stages), rules=rules, strict=strict, fresh=fresh)
 
 def result_from_dict(d: dict):
@@ -544,7 +574,7 @@ def split_urls(urls) -> list[str]:
     parts = urls.split(',') if isinstance(urls, str) else list(urls)
     return [u.strip().rstrip('/') for u in parts if u and u.strip()]
 
-# %% ../nbs/07a_service.ipynb #d0828b38
+# %% ../nbs/07a_service.ipynb #b2e55043
 class RemoteEvaluator:
     "`Evaluator`'s interface over one or more running evaluation services."
     def __init__(self, urls=None, token: str|None = None, retry_s: float = 120.0, wait_ready_s: float = 60.0):
@@ -556,16 +586,22 @@ class RemoteEvaluator:
         self.http = httpx.Client(timeout=httpx.Timeout(30.0, read=660.0), headers={'Authorization': f"Bearer {token}"} if token else {})
         self.retry_s, self.inflight, self.lock = retry_s, Counter(), threading.Lock()
         info = self.wait_ready(wait_ready_s)
+        self.backend_name, self.rules, self.strict = info['backend'], info['rules'], False
+
+    @property
+    def backend(self):
+        "The services' backend, as `Evaluator.backend`."
         from cuda_agent_wb.build import get_backend
-        self.backend, self.rules, self.strict = get_backend(info['backend']), info['rules'], False
-        self.device = self.backend.device
+        return get_backend(self.backend_name)
+    @property
+    def device(self): return self.backend.device
 
     def __enter__(self): return self
     def __exit__(self, *a): self.close()
     def close(self): self.http.close()
     def __repr__(self): return f"RemoteEvaluator({','.join(self.urls)})"
 
-# %% ../nbs/07a_service.ipynb #feb7a820
+# %% ../nbs/07a_service.ipynb #5852709a
 @patch
 def call(self: RemoteEvaluator, method: str, url: str, path: str, retry: bool = True, **kw) -> dict:
     "One request; connection failures are retried for `retry_s`, HTTP errors raise ServiceError with the service's sentence."
@@ -596,7 +632,7 @@ def wait_ready(self: RemoteEvaluator, timeout: float = 60.0) -> dict:
         if time.monotonic() - t0 > timeout: raise ServiceError(f"no ready evaluation service at {', '.join(self.urls)} ({last})")
         time.sleep(0.5)
 
-# %% ../nbs/07a_service.ipynb #acde4a0d
+# %% ../nbs/07a_service.ipynb #f1b82deb
 @patch
 def pick(self: RemoteEvaluator) -> str:
     "The URL with the least work per worker."
@@ -608,7 +644,7 @@ def pick(self: RemoteEvaluator) -> str:
     return min(self.urls, key=load)
 
 @patch
-def submit(self: RemoteEvaluator, task: Task, solution, stages=('compile', 'verify', 'profile'), rules: str|None = None, strict: bool|None = None, fresh: bool = False) -> tuple[str, dict]:
+def submit(self: RemoteEvaluator, task, solution, stages=STAGES, rules: str|None = None, strict: bool|None = None, fresh: bool = False) -> tuple[str, dict]:
     "Send one evaluation; returns (url, the job as first answered)."
     body = request_body(task, solution, stages, rules, self.strict if strict is None else strict, fresh)
     u = self.pick()
@@ -616,19 +652,25 @@ def submit(self: RemoteEvaluator, task: Task, solution, stages=('compile', 'veri
     with self.lock: self.inflight[u] += 1
     return u, j
 
-# %% ../nbs/07a_service.ipynb #d866786b
+# %% ../nbs/07a_service.ipynb #9f229846
 @patch
-def result(self: RemoteEvaluator, url: str, job: dict, poll_s: float = 30.0):
-    "Wait for a submitted job; its EvalResult (with `.service`: url, job id, cached)."
+def wait_job(self: RemoteEvaluator, url: str, job: dict, poll_s: float = 30.0) -> dict:
+    "Wait for a submitted job; the final job (result as a dict, `summary` as text)."
     while job['status'] not in FINAL: job = self.call('GET', url, f"/jobs/{job['id']}", params={'wait': poll_s})
     with self.lock: self.inflight[url] -= 1
     if job['result'] is None: raise ServiceError(f"{url}: job {job['id']} was {job['status']} before it had a result")
+    return job
+
+@patch
+def result(self: RemoteEvaluator, url: str, job: dict, poll_s: float = 30.0):
+    "Wait for a submitted job; its EvalResult (with `.service`: url, job id, cached)."
+    job = self.wait_job(url, job, poll_s)
     res = result_from_dict(job['result'])
     res.service = {'url': url, 'job': job['id'], 'cached': job['cached'], 'status': job['status']}
     return res
 
 @patch
-def evaluate(self: RemoteEvaluator, task: Task, solution, stages=('compile', 'verify', 'profile'), rules: str|None = None, strict: bool|None = None):
+def evaluate(self: RemoteEvaluator, task: Task, solution, stages=STAGES, rules: str|None = None, strict: bool|None = None):
     "Evaluate `solution` on `task` through the service; the same EvalResult as `Evaluator.evaluate`."
     from cuda_agent_wb.reward import EvalResult, check_rules
     from cuda_agent_wb.verify import Flag
@@ -637,7 +679,14 @@ def evaluate(self: RemoteEvaluator, task: Task, solution, stages=('compile', 've
         res = EvalResult(task_id=task.id, backend=self.backend.name, rules=check_rules(rules or self.rules))
         res.add_flag(Flag('import_error', str(e))); return res
 
-# %% ../nbs/07a_service.ipynb #5c618264
+# %% ../nbs/07a_service.ipynb #16ecd8d8
+@patch
+def evaluate_job(self: RemoteEvaluator, task_path, solution, stages=STAGES, rules: str|None = None, strict: bool|None = None) -> tuple[str, dict]:
+    "Evaluate a task file and a solution through the service; returns (url, the final job)."
+    u, j = self.submit(Path(task_path), solution, stages, rules, strict)
+    return u, self.wait_job(u, j)
+
+# %% ../nbs/07a_service.ipynb #cfd2a6ca
 @patch
 def evaluate_iter(self: RemoteEvaluator, items: list[dict], progress: bool = True, threads: int = 16):
     "Evaluate dicts of `evaluate`'s arguments (task, solution, stages, rules, strict); yields (index, EvalResult) as each finishes."
@@ -654,7 +703,7 @@ def _submit_or_none(ev, it: dict):
     try: return ev.submit(**it)
     except SolutionError: return None
 
-# %% ../nbs/07a_service.ipynb #6bb4d269
+# %% ../nbs/07a_service.ipynb #e62a0025
 def find_service(urls=None, backend: str|None = None, timeout: float = 0.5) -> str|None:
     "The configured service URLs, comma-joined, if the first answers /health with 200 (for `backend`, when given); else None."
     import httpx

@@ -9,13 +9,12 @@ from __future__ import annotations
 import ast, hashlib, json, re, time, types
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
-import torch
 from .config import get_settings
 
 # %% auto #0
-__all__ = ['REQUIRED', 'TaskError', 'parse_task_source', 'task_ops', 'task_presets', 'Task', 'task_from_source', 'load_task',
-           'find_kernelbench_root', 'load_tasks', 'load_ops6k', 'load_module', 'resolve_preset', 'build_model',
-           'make_inputs', 'run_eager', 'eager_ms', 'describe_task']
+__all__ = ['REQUIRED', 'TaskError', 'parse_task_source', 'task_ops', 'task_presets', 'Task', 'task_from_source', 'task_identity',
+           'load_task', 'find_kernelbench_root', 'load_tasks', 'load_ops6k', 'load_module', 'resolve_preset',
+           'build_model', 'make_inputs', 'run_eager', 'eager_ms', 'describe_task']
 
 # %% ../nbs/01_tasks.ipynb #cc67b67f
 class TaskError(ValueError):
@@ -57,6 +56,7 @@ _LAYOUT_METHODS = {'view', 'reshape', 'transpose', 'permute', 'split', 'chunk', 
                    'squeeze', 'flatten', 'expand', 'to', 'float', 'half', 'type', 'dim', 'numel', 't'}
 
 def _op_name(call: ast.Call):
+    import torch
     name = _dotted(call.func).replace('torch.nn.functional.', 'F.').replace('torch.nn.', 'nn.')
     if name.startswith(('nn.', 'F.', 'torch.')): return None if name in _SKIP_CALLS | _NOT_OPS else name
     meth = call.func.attr if isinstance(call.func, ast.Attribute) else None
@@ -123,8 +123,8 @@ def _level_of(p: Path):
     m = next((re.fullmatch(r'level(\d+)', part) for part in reversed(p.parts) if re.fullmatch(r'level(\d+)', part)), None)
     return int(m.group(1)) if m else None
 
-def load_task(path, root=None, dataset=None) -> Task:
-    "Load one task file; `root` (a folder it was found in) shapes its id."
+def task_identity(path, root=None, dataset=None) -> dict:
+    "A task file's text, id, level and dataset, read without parsing it (`root`, a folder it was found in, shapes its id)."
     p = Path(path)
     if not p.is_file(): raise TaskError(f"{p}: no such task file")
     try: source = p.read_text()
@@ -132,7 +132,12 @@ def load_task(path, root=None, dataset=None) -> Task:
     level = _level_of(p)
     tid = f"L{level}/{p.stem}" if level else (str(p.relative_to(root).with_suffix('')) if root else p.stem)
     ds = dataset or ('kernelbench' if level else 'bundled' if p.parent.name == 'tasks' and p.parent.parent.name == 'data' else 'local')
-    return task_from_source(source, tid, path=p, level=level, dataset=ds)
+    return dict(source=source, id=tid, level=level, dataset=ds)
+
+def load_task(path, root=None, dataset=None) -> Task:
+    "Load one task file; `root` (a folder it was found in) shapes its id."
+    d = task_identity(path, root, dataset)
+    return task_from_source(d.pop('source'), d.pop('id'), path=Path(path), **d)
 
 # %% ../nbs/01_tasks.ipynb #c538e4ce
 def find_kernelbench_root(path: Path) -> Path|None:
@@ -205,12 +210,14 @@ def load_module(task: Task, preset: str|None = None) -> types.ModuleType:
 # %% ../nbs/01_tasks.ipynb #a86c27a4
 def resolve_preset(preset: str|None, device) -> str:
     "`auto`/None -> `gpu` on CUDA devices, `cpu` otherwise; other names pass through."
+    import torch
     if preset in (None, 'auto'): return 'gpu' if torch.device(device).type == 'cuda' else 'cpu'
     return preset
 
 # %% ../nbs/01_tasks.ipynb #8f165348
 def build_model(task: Task, mod, seed: int = 0, device='cpu', dtype=None):
     "Build the task's `Model` from its init inputs under `seed`, on `device` (floating params cast to `dtype`)."
+    import torch
     torch.manual_seed(seed)
     try:
         init = mod.get_init_inputs()
@@ -221,6 +228,7 @@ def build_model(task: Task, mod, seed: int = 0, device='cpu', dtype=None):
 
 # %% ../nbs/01_tasks.ipynb #5f9c6295
 def _check_inputs(task, inputs):
+    import torch
     if not isinstance(inputs, (list, tuple)):
         raise TaskError(f"{task.where}: get_inputs() returned {type(inputs).__name__}, expected a list of tensors")
     for i, x in enumerate(inputs):
@@ -231,6 +239,7 @@ def _check_inputs(task, inputs):
 # %% ../nbs/01_tasks.ipynb #e989b461
 def make_inputs(task: Task, mod, seed: int, device='cpu', dtype=None) -> list:
     "The task's forward inputs for `seed`, on `device` (floating tensors cast to `dtype`)."
+    import torch
     torch.manual_seed(seed)
     try:
         with torch.device(device): inputs = mod.get_inputs()
@@ -242,12 +251,15 @@ def make_inputs(task: Task, mod, seed: int, device='cpu', dtype=None) -> list:
 # %% ../nbs/01_tasks.ipynb #c2268188
 def run_eager(task: Task, model, inputs):
     "Run the reference forward without autograd; errors name the task."
+    import torch
     try:
         with torch.no_grad(): return model(*inputs)
     except Exception as e: _raise_from(task, 'Model.forward', e)
 
 # %% ../nbs/01_tasks.ipynb #68d78596
-def _shapes(xs): return ' '.join('x'.join(map(str, x.shape)) if isinstance(x, torch.Tensor) else repr(x) for xs_ in [xs] for x in xs_)
+def _shapes(xs):
+    import torch
+    return ' '.join('x'.join(map(str, x.shape)) if isinstance(x, torch.Tensor) else repr(x) for xs_ in [xs] for x in xs_)
 
 def eager_ms(fn, reps=5) -> float:
     "Median wall milliseconds of `fn()` over `reps` calls after one warm-up."
