@@ -545,9 +545,24 @@ def _compile(self: Evaluator, res: EvalResult, solution) -> tuple[Solution, Buil
     res.stage = 'compile'
     return sol, build
 
+# %% ../nbs/07_reward.ipynb #0e6a8c08
+def _tensor_bytes_of(o) -> int:
+    from torch.utils._pytree import tree_flatten
+    return sum(t.numel() * t.element_size() for t in tree_flatten(o)[0] if isinstance(t, torch.Tensor))
+
+@patch
+def _reference_on_device(self: Evaluator, ref: dict, limit_bytes: int = 4 << 30):
+    "Move the reference's outputs to the evaluator's GPU for comparing (no-op on the CPU backend or over `limit_bytes`)."
+    from torch.utils._pytree import tree_map
+    if not self.backend.is_cuda or ref.get('on_device') or _tensor_bytes_of([ref.get('outputs'), ref.get('ref64')]) > limit_bytes: return
+    for k in ('outputs', 'ref64'):
+        if ref.get(k) is not None: ref[k] = tree_map(lambda t: t.to(self.device) if isinstance(t, torch.Tensor) else t, ref[k])
+    ref['on_device'] = True
+
 # %% ../nbs/07_reward.ipynb #82741a10
 @patch
 def _check_trials(self: Evaluator, res: EvalResult, ref: dict, msg: dict):
+    self._reference_on_device(ref)
     for name, detail in msg['flags']: res.add_flag(Flag(name, detail))
     for t, (r, c) in enumerate(zip(ref['outputs'], msg['outputs'])):
         f = check_outputs(r, c, self.atol, self.rtol)

@@ -14,10 +14,11 @@ from torch.utils._pytree import tree_flatten
 
 # %% auto #0
 __all__ = ['FLAGS', 'REVIEW_FLAGS', 'ALLOWED_OPS', 'Flag', 'flat_outputs', 'check_output_structure', 'check_shapes',
-           'check_dtypes', 'check_finite', 'check_close', 'check_signal', 'check_outputs', 'check_deterministic',
-           'check_inputs_unmutated', 'rel_l2', 'sample_leaves', 'check_precision', 'check_timed_outputs',
-           'check_timer_consistency', 'check_speedup_plausible', 'op_base_name', 'ForbiddenOpTracer', 'thread_cpu_ns',
-           'check_background_threads', 'HarnessIntegrity', 'snapshot', 'mutated_inputs']
+           'check_dtypes', 'check_finite', 'check_close', 'check_signal', 'on_device_of', 'check_outputs',
+           'check_deterministic', 'check_inputs_unmutated', 'rel_l2', 'sample_leaves', 'check_precision',
+           'check_timed_outputs', 'check_timer_consistency', 'check_speedup_plausible', 'op_base_name',
+           'ForbiddenOpTracer', 'thread_cpu_ns', 'check_background_threads', 'HarnessIntegrity', 'snapshot',
+           'mutated_inputs']
 
 # %% ../nbs/05_verify.ipynb #f6683a94
 FLAGS = {
@@ -91,7 +92,7 @@ def check_dtypes(ref, cand) -> Flag|None:
 def check_finite(ref, cand) -> Flag|None:
     "No NaN/Inf in the candidate where the reference is finite."
     for i, (r, c) in enumerate(zip(flat_outputs(ref)[0], flat_outputs(cand)[0])):
-        if not (c.is_floating_point() or c.is_complex()): continue
+        if not (c.is_floating_point() or c.is_complex()) or bool(torch.isfinite(c).all()): continue
         bad = (~torch.isfinite(c)) & torch.isfinite(r)
         if bad.any(): return Flag('nan_inf', f"output {i}: {int(bad.sum())} non-finite value(s) where the reference is finite")
 
@@ -121,9 +122,17 @@ def check_signal(ref, cand, max_rel: float = 0.1) -> Flag|None:
         if not rel <= max_rel: return Flag('near_constant_output', f"output {i}: error is {rel:.2f}x the reference's variation (limit {max_rel})")
 
 # %% ../nbs/05_verify.ipynb #2a6e2406
+def on_device_of(ref, cand):
+    "`cand`'s tensors moved to the device of `ref`'s first tensor: comparisons run where the reference is kept."
+    from torch.utils._pytree import tree_map
+    dev = next((t.device for t in flat_outputs(ref)[0] if isinstance(t, torch.Tensor)), None)
+    return cand if dev is None else tree_map(lambda t: t.to(dev) if isinstance(t, torch.Tensor) and t.device != dev else t, cand)
+
 def check_outputs(ref, cand, atol, rtol) -> Flag|None:
     "Structure, shapes, dtypes, finiteness, closeness and signal, first failure wins."
-    for chk in (check_output_structure, check_shapes, check_dtypes, check_finite):
+    if (f := check_output_structure(ref, cand)): return f
+    cand = on_device_of(ref, cand)
+    for chk in (check_shapes, check_dtypes, check_finite):
         if (f := chk(ref, cand)): return f
     return check_close(ref, cand, atol, rtol) or check_signal(ref, cand)
 
@@ -142,7 +151,7 @@ def check_inputs_unmutated(cand_mutated: list, ref_mutated: list) -> Flag|None:
 # %% ../nbs/05_verify.ipynb #0ea480eb
 def rel_l2(a, b) -> float:
     "‖a − b‖ / ‖b‖ in float64."
-    a, b = a.double(), b.double()
+    a, b = a.double().to(b.device), b.double()
     return float((a - b).norm() / b.norm().clamp_min(1e-30))
 
 def sample_leaves(out, idx_seed: int = 0, k: int = 1 << 20) -> list:
