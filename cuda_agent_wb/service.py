@@ -585,6 +585,7 @@ class RemoteEvaluator:
         token = token if token is not None else os.environ.get(s.service.token_env)
         self.http = httpx.Client(timeout=httpx.Timeout(30.0, read=660.0), headers={'Authorization': f"Bearer {token}"} if token else {})
         self.retry_s, self.inflight, self.lock = retry_s, Counter(), threading.Lock()
+        self.others, self.n_workers, self.seen_at = {}, {}, {}
         info = self.wait_ready(wait_ready_s)
         self.backend_name, self.rules, self.strict = info['backend'], info['rules'], False
 
@@ -632,25 +633,37 @@ def wait_ready(self: RemoteEvaluator, timeout: float = 60.0) -> dict:
         if time.monotonic() - t0 > timeout: raise ServiceError(f"no ready evaluation service at {', '.join(self.urls)} ({last})")
         time.sleep(0.5)
 
-# %% ../nbs/07a_service.ipynb #f1b82deb
+# %% ../nbs/07a_service.ipynb #4ae30ae4
+@patch
+def _refresh_loads(self: RemoteEvaluator, max_age: float = 1.0):
+    "Other clients' jobs and the worker count of each service, from /status (at most once per `max_age` s)."
+    now = time.monotonic()
+    for u in self.urls:
+        if now - self.seen_at.get(u, -1e9) < max_age: continue
+        try:
+            st = self.call('GET', u, '/status', retry=False)
+            self.others[u], self.n_workers[u] = max(0, st['queued'] + st['running'] - self.inflight[u]), max(len(st['workers']), 1)
+        except ServiceError: self.others[u] = float('inf')
+        self.seen_at[u] = now
+
 @patch
 def pick(self: RemoteEvaluator) -> str:
-    "The URL with the least work per worker."
-    if len(self.urls) == 1: return self.urls[0]
-    def load(u):
-        try: st = self.call('GET', u, '/status', retry=False)
-        except ServiceError: return float('inf')
-        return (st['queued'] + st['running'] + self.inflight[u] * 0.5) / max(len(st['workers']), 1)
-    return min(self.urls, key=load)
+    "The URL with the least work per worker; the job about to be sent is counted there."
+    with self.lock:
+        if len(self.urls) > 1: self._refresh_loads()
+        u = self.urls[0] if len(self.urls) == 1 else min(self.urls, key=lambda u: (self.others.get(u, 0) + self.inflight[u]) / self.n_workers.get(u, 1))
+        self.inflight[u] += 1
+        return u
 
 @patch
 def submit(self: RemoteEvaluator, task, solution, stages=STAGES, rules: str|None = None, strict: bool|None = None, fresh: bool = False) -> tuple[str, dict]:
     "Send one evaluation; returns (url, the job as first answered)."
     body = request_body(task, solution, stages, rules, self.strict if strict is None else strict, fresh)
     u = self.pick()
-    j = self.call('POST', u, '/evaluate', json=body)
-    with self.lock: self.inflight[u] += 1
-    return u, j
+    try: return u, self.call('POST', u, '/evaluate', json=body)
+    except BaseException:
+        with self.lock: self.inflight[u] -= 1
+        raise
 
 # %% ../nbs/07a_service.ipynb #9f229846
 @patch

@@ -1,4 +1,5 @@
-import os, subprocess, sys
+import os, signal, socket, subprocess, sys, threading, time
+import httpx
 from pathlib import Path
 import pytest
 
@@ -24,3 +25,37 @@ def pytest_collection_modifyitems(config, items):
     skip = pytest.mark.skip(reason="needs a CUDA GPU")
     for it in items:
         if 'gpu' in it.keywords: it.add_marker(skip)
+
+
+def free_port() -> int:
+    with socket.socket() as s: s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
+
+
+class Service:
+    "A `cawb serve` subprocess on loopback; its status lines collected."
+    def __init__(self, db: Path, port: int, workers: int = 2, env=None):
+        self.db, self.port, self.workers, self.env, self.lines = db, port, workers, {**os.environ, **(env or {})}, []
+        self.url = f"http://127.0.0.1:{port}"
+
+    def start(self, ready_s: float = 180):
+        self.proc = subprocess.Popen([CAWB, 'serve', '--backend', 'cpu', '--workers', str(self.workers), '--port', str(self.port), '--db', str(self.db)],
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=self.env)
+        threading.Thread(target=lambda: self.lines.extend(iter(self.proc.stdout.readline, '')), daemon=True).start()
+        t0 = time.time()
+        while time.time() - t0 < ready_s:
+            assert self.proc.poll() is None, ''.join(self.lines)
+            try:
+                if httpx.get(self.url + '/health', timeout=2).status_code == 200: return self
+            except httpx.TransportError: pass
+            time.sleep(0.3)
+        raise AssertionError(f"service not ready in {ready_s} s:\n{''.join(self.lines)}")
+
+    def status(self): return httpx.get(self.url + '/status', timeout=10).json()
+
+    def kill(self):
+        self.proc.kill(); self.proc.wait(10)
+
+    def stop(self):
+        if self.proc.poll() is None: self.proc.send_signal(signal.SIGINT)
+        try: self.proc.wait(20)
+        except subprocess.TimeoutExpired: self.kill()

@@ -3,44 +3,10 @@ killed and the whole service killed and restarted mid-run; malformed requests; t
 import json, os, signal, socket, statistics, subprocess, sys, threading, time
 from pathlib import Path
 import httpx, pytest
-from conftest import ROOT, CAWB
+from conftest import ROOT, CAWB, Service, free_port
 
 RELU = ROOT/'data/tasks/relu.py'
 SOL = ROOT/'tests/solutions/cpu/relu_valid'
-
-
-def free_port() -> int:
-    with socket.socket() as s: s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
-
-
-class Service:
-    "A `cawb serve` subprocess on loopback; its status lines collected."
-    def __init__(self, db: Path, port: int, workers: int = 2, env=None):
-        self.db, self.port, self.workers, self.env, self.lines = db, port, workers, {**os.environ, **(env or {})}, []
-        self.url = f"http://127.0.0.1:{port}"
-
-    def start(self, ready_s: float = 180):
-        self.proc = subprocess.Popen([CAWB, 'serve', '--backend', 'cpu', '--workers', str(self.workers), '--port', str(self.port), '--db', str(self.db)],
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=self.env)
-        threading.Thread(target=lambda: self.lines.extend(iter(self.proc.stdout.readline, '')), daemon=True).start()
-        t0 = time.time()
-        while time.time() - t0 < ready_s:
-            assert self.proc.poll() is None, ''.join(self.lines)
-            try:
-                if httpx.get(self.url + '/health', timeout=2).status_code == 200: return self
-            except httpx.TransportError: pass
-            time.sleep(0.3)
-        raise AssertionError(f"service not ready in {ready_s} s:\n{''.join(self.lines)}")
-
-    def status(self): return httpx.get(self.url + '/status', timeout=10).json()
-
-    def kill(self):
-        self.proc.kill(); self.proc.wait(10)
-
-    def stop(self):
-        if self.proc.poll() is None: self.proc.send_signal(signal.SIGINT)
-        try: self.proc.wait(20)
-        except subprocess.TimeoutExpired: self.kill()
 
 
 def variant(root: Path, i: int) -> Path:
@@ -151,3 +117,34 @@ def test_refuses_open_address_without_token(tmp_path):
     r = subprocess.run([CAWB, 'serve', '--backend', 'cpu', '--host', '0.0.0.0', '--port', str(free_port()), '--db', str(tmp_path/'q.sqlite')],
                        capture_output=True, text=True, cwd=ROOT, timeout=120, env={k: v for k, v in os.environ.items() if k != 'CAWB_SERVICE_TOKEN'})
     assert r.returncode == 2 and 'needs a token' in r.stderr, r.stderr
+
+
+def test_two_services_spread_and_evaluate_dir(tmp_path):
+    "One client, two services: work spreads over both; `cawb evaluate-dir --server a,b` gives the same table as in-process."
+    import shutil
+    from cuda_agent_wb.service import RemoteEvaluator
+    from cuda_agent_wb.tasks import load_task
+    a = Service(tmp_path/'a'/'q.sqlite', free_port(), workers=1).start()
+    b = Service(tmp_path/'b'/'q.sqlite', free_port(), workers=1).start()
+    try:
+        task, sols = load_task(RELU), [variant(tmp_path/'sols', i) for i in range(12)]
+        with RemoteEvaluator([a.url, b.url]) as ev:
+            got = dict(ev.evaluate_iter([dict(task=task, solution=s, stages=('compile', 'verify')) for s in sols], progress=False))
+        assert sorted(got) == list(range(12)) and all(r.correct for r in got.values())
+        done = [a.status()['done'], b.status()['done']]
+        assert sum(done) == 12 and min(done) >= 3, done                     # both took a share
+        kb = tmp_path/'KernelBench'/'level1'; kb.mkdir(parents=True)
+        shutil.copy(RELU, kb/'19_ReLU.py')
+        (tmp_path/'map.json').write_text(json.dumps([dict(solution=str(sols[0]), task='L1/19_ReLU', claimed_speedup=1.2),
+                                                    dict(solution=str(SOL), task='L1/19_ReLU')]))
+        out = {}
+        for how in (['--server', f"{a.url},{b.url}"], ['--local']):
+            r = subprocess.run([CAWB, 'evaluate-dir', tmp_path/'KernelBench', tmp_path/'map.json', '--backend', 'cpu', '--fresh',
+                                '--report-dir', tmp_path/f"rv{how[0]}", *how], capture_output=True, text=True, cwd=ROOT)
+            assert r.returncode == 0, r.stderr[-2000:]
+            assert ('using the evaluation service' in r.stderr) == (how[0] == '--server'), r.stderr[-1000:]
+            import pandas as pd
+            out[how[0]] = pd.read_csv(tmp_path/f"rv{how[0]}"/'reverify.csv')[['task_id', 'solution', 'rules', 'correct']]
+        assert out['--server'].equals(out['--local']), (out['--server'], out['--local'])
+    finally:
+        a.stop(); b.stop()
