@@ -141,6 +141,11 @@ def _evaluator(backend: str, server: str|None = None, local: bool = False):
     from cuda_agent_wb.reward import Evaluator
     return Evaluator(_check_backend(backend).name)
 
+def _backend_and_url(backend: str, server: str|None = None, local: bool = False) -> tuple[str, str|None]:
+    "(backend name, service URL or None): the service's backend when a service is used, else this machine's."
+    if (url := _service_url(backend, server, local)) is None: return _check_backend(backend).name, None
+    with _remote(url, backend, bool(server)) as ev: return ev.backend_name, url
+
 # %% ../nbs/90_cli.ipynb #d8ca3153
 def _print_result(d: dict, summary: str, json_out: bool, via: str = ''):
     "The phase times on stderr, then the result (summary text, or one JSON line)."
@@ -192,15 +197,15 @@ def evaluate(task: Path = typer.Argument(..., help="task file (KernelBench forma
 
 # %% ../nbs/90_cli.ipynb #f1723935
 def _run_rollout(tasks, policy, samples, backend, out, resume=False, workers=0, eval_workers=0, max_turns=None,
-                 mode='train', layout='cawb', **policy_kw):
-    "Build the evaluator pool and the policy factory, run the rollout, print the tables; returns the results."
+                 mode='train', layout='cawb', url=None, **policy_kw):
+    "Build the evaluators (a service at `url`, else a local pool) and the policy factory, run the rollout, print the tables."
     import pandas as pd
     from cuda_agent_wb.rollout import EvaluatorPool, make_policy_factory, rollout, best_per_task
     from cuda_agent_wb.agent import PolicyError
     try: make_policy = make_policy_factory(policy, backend, **policy_kw)
     except (PolicyError, ValueError) as e: fail(str(e))
-    with EvaluatorPool.for_backend(backend, eval_workers) as pool:
-        df = rollout(tasks, make_policy, pool, out, samples=samples, workers=workers or len(pool.evaluators),
+    with (_remote(url, backend, True) if url else EvaluatorPool.for_backend(backend, eval_workers)) as pool:
+        df = rollout(tasks, make_policy, pool, out, samples=samples, workers=workers or len(getattr(pool, 'evaluators', ())) or 8,
                      resume=resume, max_turns=max_turns, mode=mode, layout=layout)
     cols = [c for c in ('task_id', 'sample', 'best_reward', 'best_speedup_vs_eager', 'best_speedup_vs_compile',
                         'best_turn', 'turns', 'stop_reason', 'error') if c in df]
@@ -229,20 +234,22 @@ def rollout(tasks: Path = typer.Argument(..., help="task file or folder"),
             replay: Optional[Path] = typer.Option(None, help="replay: folder of recorded trajectories"),
             scripts: Optional[Path] = typer.Option(None, help="scripted: folder of action scripts (default: data/scripts)"),
             temperature: Optional[float] = typer.Option(None, help="hf/openai: sampling temperature"),
-            layout: str = typer.Option("cawb", help="workdir layout: cawb (cawb_binding.h) or cuda-agent (CUDA Agent's binding.cpp + binding_registry.h)")):
+            layout: str = typer.Option("cawb", help="workdir layout: cawb (cawb_binding.h) or cuda-agent (CUDA Agent's binding.cpp + binding_registry.h)"),
+            server: Optional[str] = typer.Option(None, help="evaluation service URL(s), comma-separated (default: settings.ini [service] url, used when it answers)"),
+            local: bool = typer.Option(False, "--local", help="evaluate in this process even if a service is running")):
     "Run the agent on TASKS with a policy, K samples each, recording trajectories to OUT."
     from cuda_agent_wb.tasks import load_tasks
     if policy not in ('hf', 'openai', 'replay', 'scripted'): fail(f"--policy {policy!r}: choose hf, openai, replay or scripted")
     if mode not in ('train', 'eval'): fail(f"--mode {mode!r}: choose train or eval")
     if layout not in ('cawb', 'cuda-agent'): fail(f"--layout {layout!r}: choose cawb or cuda-agent")
     if not tasks.exists(): fail(f"{tasks}: no such task file or folder")
-    be = _check_backend(backend).name
+    be, url = _backend_and_url(backend, server, local)
     ts, errors = load_tasks(tasks)
     for e in errors: typer.echo(f"cawb: skipped {e}", err=True)
     if not ts: fail(f"{tasks}: no tasks to run")
     kw = {k: v for k, v in dict(model=model, base_url=base_url, replay=replay, scripts=scripts).items() if v is not None}
     if temperature is not None: kw['temperature'] = temperature
-    df = _run_rollout(ts, policy, samples, be, out, resume, workers, eval_workers, max_turns, mode, layout=layout, **kw)
+    df = _run_rollout(ts, policy, samples, be, out, resume, workers, eval_workers, max_turns, mode, layout=layout, url=url, **kw)
     if df['error'].notna().all(): raise typer.Exit(1)
 
 # %% ../nbs/90_cli.ipynb #504bab17
@@ -261,7 +268,9 @@ def eval_(trajectories: Path = typer.Argument(..., help="folder of trajectories 
           samples: int = typer.Option(1, min=1, help="--policy: trajectories per task"),
           backend: str = typer.Option("auto", help="cpu, cuda or auto (for --rescore / --policy)"),
           model: Optional[str] = typer.Option(None, help="--policy hf: checkpoint folder; openai: model name"),
-          best_of_samples: bool = typer.Option(False, "--best-of-samples", help="score each task's best sample only")):
+          best_of_samples: bool = typer.Option(False, "--best-of-samples", help="score each task's best sample only"),
+          server: Optional[str] = typer.Option(None, help="evaluation service URL(s) for --rescore / --policy (default: settings.ini [service] url, used when it answers)"),
+          local: bool = typer.Option(False, "--local", help="evaluate in this process even if a service is running")):
     "Score TRAJECTORIES (optionally after running a policy) and write the eval report."
     from cuda_agent_wb.eval import write_reports, NoTrajectories
     from cuda_agent_wb.tasks import load_tasks
@@ -270,16 +279,16 @@ def eval_(trajectories: Path = typer.Argument(..., help="folder of trajectories 
         if tasks is None or not tasks.exists(): fail("--rescore and --policy need --tasks (an existing task file or folder)")
         ts, errors = load_tasks(tasks)
         for e in errors: typer.echo(f"cawb: skipped {e}", err=True)
-    be = _check_backend(backend).name if (rescore or policy) else None
+    be, url = _backend_and_url(backend, server, local) if (rescore or policy) else (None, None)
     if policy:
         if policy not in ('hf', 'openai', 'replay', 'scripted'): fail(f"--policy {policy!r}: choose hf, openai, replay or scripted")
-        _run_rollout(ts, policy, samples, be, trajectories, resume=True, mode='eval', **({'model': model} if model else {}))
+        _run_rollout(ts, policy, samples, be, trajectories, resume=True, mode='eval', url=url, **({'model': model} if model else {}))
     if not trajectories.exists(): fail(f"{trajectories}: no such trajectory folder or file")
     report_dir = report_dir or (trajectories/'report' if trajectories.is_dir() else trajectories.parent/'report')
     ev = None
     if rescore:
         from cuda_agent_wb.reward import Evaluator
-        ev = Evaluator(backend=be)
+        ev = _remote(url, be, True) if url else Evaluator(backend=be)
     try: reps = write_reports(trajectories, report_dir, rescore_tasks=ts if rescore else None, evaluator=ev, best_of_samples=best_of_samples)
     except NoTrajectories as e: fail(str(e))
     finally:

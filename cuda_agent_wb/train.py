@@ -517,6 +517,7 @@ class TrainConfig:
     tokenizer: str = 'bpe'               # for random init: 'bpe' (agent.tiny_lm's) or 'char'
     env: str = 'kernel'                  # 'kernel' (KernelEnv + evaluator) or 'toy' (GuessEnv)
     backend: str = 'cpu'                 # evaluator backend: 'cpu' or 'cuda'
+    service: str = ''                    # evaluation service URL(s), comma-separated (cawb serve); '' = an evaluator in each process
     tasks: list|None = None              # task ids from `task_path`; None = all
     task_path: str|None = None           # file or folder of tasks; None = bundled data/tasks
     stages: list = field(default_factory=lambda: [1, 2, 3, 4])
@@ -799,6 +800,9 @@ def tasks(self: Trainer) -> list:
 @patch(as_prop=True)
 def evaluator(self: Trainer):
     "The evaluator of this process (started on first use)."
+    if self._evaluator is None and self.cfg.service:
+        from cuda_agent_wb.service import RemoteEvaluator
+        self._evaluator = RemoteEvaluator(self.cfg.service)          # every rank shares the services (cawb serve)
     if self._evaluator is None:
         from cuda_agent_wb.reward import Evaluator
         dev = f"cuda:{self.acc.local_process_index}" if self.cfg.backend == 'cuda' else None

@@ -110,6 +110,11 @@ def test_malformed_requests_and_cli(tmp_path):
         r = subprocess.run([CAWB, 'evaluate', RELU, SOL, '--stages', 'compile'], capture_output=True, text=True, cwd=ROOT,
                            env={**os.environ, 'CAWB_SERVICE_USE': 'auto', 'CAWB_SERVICE_URL': svc.url})
         assert r.returncode == 0 and 'using the evaluation service' in r.stderr, r.stderr
+        # the scripted agent's episode through the service (KernelEnv and the rollout runner take a RemoteEvaluator)
+        r = subprocess.run([CAWB, 'rollout', RELU, '--policy', 'scripted', '--out', tmp_path/'traj', '--server', svc.url], capture_output=True, text=True, cwd=ROOT)
+        assert r.returncode == 0 and 'using the evaluation service' in r.stderr, r.stderr[-2000:]
+        summary = json.loads(next((tmp_path/'traj').glob('relu__s0.jsonl')).read_text().splitlines()[-1])
+        assert summary['type'] == 'summary' and summary['best_reward'] >= 1, summary
     finally: svc.stop()
 
 
