@@ -53,6 +53,7 @@ def main():
     ap.add_argument('--configs', default='0x1', help="';'-separated GPUSxWORKERS, e.g. '0x1;0x2' or '0x1;0,1x1'")
     ap.add_argument('--queue', type=int, default=120, help='new candidates per throughput run')
     ap.add_argument('--no-latency', action='store_true', help='skip the CLI wall-time measurements')
+    ap.add_argument('--local-once', action='store_true', help='also time one `cawb evaluate --local` (no service) of a new candidate, for comparison')
     args = ap.parse_args()
     import torch
     from cuda_agent_wb.service import RemoteEvaluator
@@ -89,6 +90,13 @@ def main():
                 run['cli_cached'] = [{'wall_s': w, 'correct': r.get('correct')} for w, r in cached]
                 run['cli_new_median_s'] = statistics.median(w for w, _ in new); run['cli_cached_median_s'] = statistics.median(w for w, _ in cached)
                 print(f"[{cfg}] cli new {run['cli_new_median_s']} s, cached {run['cli_cached_median_s']} s", flush=True)
+                if args.local_once:
+                    cand = write_candidate(work, names[0], 150, 'local')
+                    t0 = time.perf_counter()
+                    r = subprocess.run([sys.executable, '-c', 'from cuda_agent_wb.cli import main; main()', 'evaluate', str(tpaths[names[0]]), str(cand), '--local', '--json'],
+                                       capture_output=True, text=True, env=env, cwd=ROOT)
+                    run['cli_local_new_s'] = round(time.perf_counter() - t0, 2); run['cli_local_ok'] = r.returncode == 0
+                    print(f"[{cfg}] cli --local new candidate {run['cli_local_new_s']} s", flush=True)
             items = [dict(task=tasks[names[i % len(names)]], solution=write_candidate(work, names[i % len(names)], 200 + i, f'q{ci}')) for i in range(args.queue)]
             t0 = time.perf_counter()
             got = dict(ev.evaluate_iter(items, progress=False))
