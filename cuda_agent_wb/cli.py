@@ -15,7 +15,7 @@ from .tasks import TaskError
 
 # %% auto #0
 __all__ = ['app', 'tasks_app', 'fail', 'tasks_list', 'demo', 'evaluate', 'rollout', 'eval_', 'evaluate_dir', 'synth',
-           'synth_recheck', 'synth_seeds', 'train', 'serve', 'main']
+           'synth_recheck', 'synth_seeds', 'train', 'serve', 'baselines', 'main']
 
 # %% ../nbs/90_cli.ipynb #00277d64
 app = typer.Typer(help="cuda-agent-wb: agentic RL for CUDA kernel generation. Verbs mirror the notebooks.",
@@ -478,6 +478,41 @@ def serve(backend: str = typer.Option("auto", help="cpu, cuda or auto"),
     if gpu_list is not None and be != 'cuda': fail("--gpus is for the cuda backend; use --workers on the cpu backend")
     try: run_service(be, gpu_list, workers, host, port, token_env, db, echo=lambda m: typer.echo(m, err=True))
     except (ServiceError, OSError) as e: fail(str(e))
+
+# %% ../nbs/90_cli.ipynb #7c59b678
+@app.command()
+def baselines(tasks: Path = typer.Argument(..., help="task file or folder (a KernelBench checkout: level1/ level2/ ...)"),
+              backend: str = typer.Option("auto", help="cpu, cuda or auto"),
+              policies: str = typer.Option("tf32-off,tf32-on", help="precision policies, comma-separated: tf32-off, tf32-on"),
+              levels: Optional[str] = typer.Option(None, help="KernelBench levels to include, e.g. 1,2,3 (default: all found)"),
+              compile_workers: int = typer.Option(0, min=0, help="processes running torch.compile's first calls ahead (0: half the cores, at most 8)"),
+              out: Optional[Path] = typer.Option(None, help="output folder (default: <runs>/baselines/<tasks folder name>)"),
+              published: Optional[Path] = typer.Option(None, help="KernelBench published timing folder to compare with (e.g. ../shared/kernelbench_timing/H100_Modal)"),
+              fresh: bool = typer.Option(False, "--fresh", help="start over instead of resuming from OUT/baselines.jsonl")):
+    "Measure eager and torch.compile baselines of every task under both precision policies; parquet + HTML report."
+    import json
+    from cuda_agent_wb.tasks import load_tasks
+    from cuda_agent_wb.baselines import POLICIES, measure_baselines_for, write_baselines
+    from cuda_agent_wb.config import get_settings
+    if not tasks.exists(): fail(f"{tasks}: no such task file or folder")
+    pols = tuple(p.strip() for p in policies.split(',') if p.strip())
+    if not pols or any(p not in POLICIES for p in pols): fail(f"--policies {policies!r}: use a comma-separated subset of {', '.join(POLICIES)}")
+    try: lv = [int(x) for x in levels.split(',')] if levels else None
+    except ValueError: fail(f"--levels {levels!r}: give comma-separated numbers, e.g. 1,2,3")
+    if published is not None and not (published/'baseline_time_torch.json').is_file(): fail(f"--published {published}: no baseline_time_torch.json there")
+    be = _check_backend(backend).name
+    ts, errors = load_tasks(tasks, levels=lv)
+    for e in errors: typer.echo(f"cawb: skipped {e}", err=True)
+    if not ts: fail(f"{tasks}: no tasks")
+    out = out or get_settings().paths.runs/'baselines'/(tasks.stem if tasks.is_file() else tasks.resolve().name)
+    out.mkdir(parents=True, exist_ok=True)
+    if fresh: (out/'baselines.jsonl').unlink(missing_ok=True)
+    typer.echo(f"baselines of {len(ts)} task(s) x {len(pols)} policies on {be} -> {out}", err=True)
+    df, run = measure_baselines_for(ts, be, pols, compile_workers, out/'baselines.jsonl')
+    summary = write_baselines(df, run, out, published)
+    for e in df[df['error'].notna()].itertuples(): typer.echo(f"cawb: {e.task_id} ({e.policy}): {e.error}", err=True)
+    typer.echo(json.dumps({k: v for k, v in summary.items()}, indent=1, default=str))
+    typer.echo(f"table: {out/'baselines.parquet'}\nreport: {out/'report.html'}")
 
 # %% ../nbs/90_cli.ipynb #4475b340
 def main():

@@ -26,7 +26,7 @@ __all__ = ['STAGES', 'ALLOC_FN', 'DTYPES', 'DTYPE_CODE', 'RULES', 'beats', 'mile
            'CTensor', 'CArgs', 'fill_ctensor', 'ExtState', 'make_caller', 'load_extension', 'CompileFailed',
            'import_candidate', 'poison_memory', 'run_forward', 'candidate_main', 'reference_outputs',
            'reference_baselines', 'reference_main', 'ReferenceWorker', 'check_rules', 'torch_time_share', 'Evaluator',
-           'fresh_seeds', 'check_kernel_time', 'check_stream_coverage', 'scored_time']
+           'timing_settings', 'fresh_seeds', 'check_kernel_time', 'check_stream_coverage', 'scored_time']
 
 # %% ../nbs/07_reward.ipynb #91710616
 def beats(speedup, margin: float = 0.05) -> bool:
@@ -492,6 +492,11 @@ class Evaluator:
         except OSError as e: print(f"cawb: build cache not pruned: {e}", file=sys.stderr)
 
 # %% ../nbs/07_reward.ipynb #a4aafd92
+def timing_settings(s, is_cuda: bool) -> dict:
+    "The timing settings (calls, warm-ups, input sets, cache flush) for a backend, from settings `s`."
+    t = s.timing
+    return {'n': t.trials_cuda if is_cuda else t.trials_cpu, 'warmup': t.warmup, 'input_sets': min(t.input_sets, s.eval.trials), 'flush': t.flush_cache}
+
 def fresh_seeds(trials: int) -> dict:
     "New random seeds for one evaluation."
     r = lambda: secrets.randbelow(2**31 - 1)
@@ -501,9 +506,7 @@ def fresh_seeds(trials: int) -> dict:
 @patch
 def timing_config(self: Evaluator) -> dict:
     "Timing settings for this backend."
-    t = self.s.timing
-    return {'n': t.trials_cuda if self.backend.is_cuda else t.trials_cpu, 'warmup': t.warmup,
-            'input_sets': min(t.input_sets, self.s.eval.trials), 'flush': t.flush_cache}
+    return timing_settings(self.s, self.backend.is_cuda)
 
 @patch
 def make_job(self: Evaluator, task: Task, sol: Solution, build: BuildResult, seeds: dict, preset: str, stages) -> dict:
