@@ -47,19 +47,21 @@ def warm_compile(req: dict) -> dict:
     except Exception as e: return {'error': f"{type(e).__name__}: {e}"[:300]}
 
 # %% ../nbs/13a_baselines.ipynb #ad96cec2
-def compile_ahead(reqs: list[dict], workers: int, progress: bool = True) -> list[dict]:
-    "`warm_compile` for every request on `workers` processes; results in order (errors recorded, never raised)."
+def compile_ahead(reqs: list[dict], workers: int, progress: bool = True, per_task_s: float = 300.0) -> list[dict]:
+    "`warm_compile` for every request on `workers` processes; results in order (errors and overruns recorded, never raised)."
     import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor, as_completed
     from tqdm.auto import tqdm
-    out = [None] * len(reqs)
     if not reqs or workers < 1: return [{'skipped': True}] * len(reqs)
-    with ProcessPoolExecutor(workers, mp_context=mp.get_context('spawn'), max_tasks_per_child=4) as pool:
-        futs = {pool.submit(warm_compile, r): i for i, r in enumerate(reqs)}
-        for f in tqdm(as_completed(futs), total=len(futs), desc=f"compile ahead ({workers} processes)", disable=not progress):
-            try: out[futs[f]] = f.result()
-            except Exception as e: out[futs[f]] = {'error': f"warm-up process died: {type(e).__name__}"}
-    return out
+    pool = mp.get_context('spawn').Pool(workers, maxtasksperchild=4)
+    try:
+        pending = [pool.apply_async(warm_compile, (r,)) for r in reqs]
+        out = []
+        for a in tqdm(pending, desc=f"compile ahead ({workers} processes)", disable=not progress):
+            try: out.append(a.get(timeout=per_task_s))
+            except mp.TimeoutError: out.append({'error': f"compile ahead: over {per_task_s:g} s; the timing pass compiles it"})
+            except Exception as e: out.append({'error': f"warm-up process failed: {type(e).__name__}: {e}"[:300]})
+        return out
+    finally: pool.terminate(); pool.join()
 
 # %% ../nbs/13a_baselines.ipynb #cf01e511
 def baseline_row(task: Task, policy: str, res: dict) -> dict:
@@ -78,7 +80,7 @@ def baseline_row(task: Task, policy: str, res: dict) -> dict:
 def _row_key(task: Task, policy: str) -> str: return f"{task.id}|{task.hash}|{policy}"
 
 def measure_baselines_for(tasks: list[Task], backend: str = 'auto', policies=tuple(POLICIES), compile_workers: int = 0,
-                          results_path=None, progress: bool = True) -> tuple[pd.DataFrame, dict]:
+                          results_path=None, progress: bool = True, per_task_s: float = 600.0) -> tuple[pd.DataFrame, dict]:
     "Baselines of every task under every policy (resuming from `results_path`); the table and the run's numbers."
     from tqdm.auto import tqdm
     from cuda_agent_wb.build import get_backend
@@ -88,14 +90,14 @@ def measure_baselines_for(tasks: list[Task], backend: str = 'auto', policies=tup
     done = {r['key']: r for r in _read_rows(results_path)}
     todo = [(t, p) for t in tasks for p in policies if _row_key(t, p) not in done]
     reqs = [baseline_request(t, be.name, POLICIES[p]) for t, p in todo]
-    workers = compile_workers or max(1, min(8, (os.cpu_count() or 2) // 2))
+    workers = compile_workers or max(1, min(4 if be.is_cuda else 8, (os.cpu_count() or 2) // 2))   # each CUDA one holds a task's tensors
     t0 = time.perf_counter()
-    warm = compile_ahead(reqs, workers, progress) if todo else []
+    warm = compile_ahead(reqs, workers, progress, per_task_s / 2) if todo else []
     t1 = time.perf_counter()
     ref = ReferenceWorker(be.device, None if be.is_cuda else (os.cpu_count() or 1))
     try:
         for (t, p), req, w in tqdm(list(zip(todo, reqs, warm)), desc='time baselines', disable=not progress):
-            row = {**baseline_row(t, p, ref.ask(req, timeout=3600)), 'warm_s': w.get('warm_s'), 'warm_error': w.get('error'), 'key': _row_key(t, p)}
+            row = {**baseline_row(t, p, ref.ask(req, timeout=per_task_s)), 'warm_s': w.get('warm_s'), 'warm_error': w.get('error'), 'key': _row_key(t, p)}
             done[row['key']] = row
             if results_path is not None:
                 with open(results_path, 'a') as f: f.write(json.dumps(row, default=str) + '\n')
