@@ -39,6 +39,7 @@ class TaskSpec(BaseModel):
     level: Optional[int] = None
     dataset: str = 'service'
 
+# %% ../nbs/07a_service.ipynb #a77031b5
 class SolutionSpec(BaseModel):
     "The solution: a path on the service's machine, or its files (`model_new.py`, `kernels/...`; a single .py for `single`)."
     model_config = ConfigDict(extra='forbid')
@@ -46,6 +47,7 @@ class SolutionSpec(BaseModel):
     files: Optional[dict[str, str]] = None
     kind: Literal['workdir', 'single'] = 'workdir'
 
+# %% ../nbs/07a_service.ipynb #22dd34df
 class EvalRequest(BaseModel):
     "Body of POST /evaluate."
     model_config = ConfigDict(extra='forbid')
@@ -57,9 +59,10 @@ class EvalRequest(BaseModel):
     fresh: bool = False                  # re-run even if the same content has a stored result
     wait: float = Field(0.0, ge=0, le=600)   # seconds to wait for the result before answering 202
 
-# %% ../nbs/07a_service.ipynb #1a576403
+# %% ../nbs/07a_service.ipynb #3db71637
 class BadRequest(ValueError): "A request the service cannot run; its text is the answer."
 
+# %% ../nbs/07a_service.ipynb #ddaa2654
 MAX_FILES = 256
 
 def safe_name(name: str) -> str:
@@ -71,7 +74,7 @@ def safe_name(name: str) -> str:
         raise BadRequest(f"solution file {name!r}: only .py and {', '.join(sorted(SOURCE_SUFFIXES))} files are accepted")
     return str(p)
 
-# %% ../nbs/07a_service.ipynb #87fdf7b4
+# %% ../nbs/07a_service.ipynb #c347b51d
 def resolve_task(spec: TaskSpec) -> dict:
     "The task as stored in the queue (Task fields), read from its path or checked from its source."
     if (spec.path is None) == (spec.source is None): raise BadRequest("task: give exactly one of path or source")
@@ -83,6 +86,7 @@ def resolve_task(spec: TaskSpec) -> dict:
     except TaskError as e: raise BadRequest(f"task: {e}") from None
     return {k: v for k, v in t.to_dict().items() if k != 'hash'}
 
+# %% ../nbs/07a_service.ipynb #82d4fe16
 def resolve_solution(spec: SolutionSpec) -> dict:
     "The solution as stored in the queue: kind and files, every name checked."
     if (spec.path is None) == (spec.files is None): raise BadRequest("solution: give exactly one of path or files")
@@ -97,18 +101,19 @@ def resolve_solution(spec: SolutionSpec) -> dict:
         raise BadRequest("solution: a single-file solution is exactly one top-level .py file")
     return {'kind': spec.kind, 'files': files}
 
-# %% ../nbs/07a_service.ipynb #f6436482
+# %% ../nbs/07a_service.ipynb #e95e6b6d
 def settings_fingerprint(s=None) -> dict:
     "The settings that change an evaluation's outcome: [eval], [timing], [sandbox] and the GPU arch."
     s = s or get_settings()
     return {'eval': vars(s.eval), 'timing': vars(s.timing), 'sandbox': vars(s.sandbox), 'arch': s.gpu.arch}
 
+# %% ../nbs/07a_service.ipynb #a28b3832
 def job_key(task: dict, solution: dict, stages, rules: str, strict: bool, backend: str, settings: dict) -> str:
     "Content hash of one evaluation."
     blob = dict(task=[task['id'], task['source']], solution=solution, stages=list(stages), rules=rules, strict=strict, backend=backend, settings=settings)
     return hashlib.sha256(json.dumps(blob, sort_keys=True, default=str).encode()).hexdigest()
 
-# %% ../nbs/07a_service.ipynb #917ca3c0
+# %% ../nbs/07a_service.ipynb #92bde196
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (id TEXT PRIMARY KEY, key TEXT NOT NULL, status TEXT NOT NULL, request TEXT NOT NULL,
   result TEXT, cached INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0, worker TEXT,
@@ -118,6 +123,8 @@ CREATE INDEX IF NOT EXISTS jobs_status ON jobs(status, submitted);
 CREATE TABLE IF NOT EXISTS workers (id TEXT PRIMARY KEY, pid INTEGER, device TEXT, state TEXT, job TEXT,
   heartbeat REAL, started REAL, done INTEGER NOT NULL DEFAULT 0, log TEXT);
 """
+
+# %% ../nbs/07a_service.ipynb #eca0aeff
 FINAL = ('done', 'failed', 'cancelled')
 
 class JobQueue:
@@ -139,9 +146,10 @@ class JobQueue:
             raise
         finally: con.close()
 
-# %% ../nbs/07a_service.ipynb #974b0a01
+# %% ../nbs/07a_service.ipynb #f071d7ec
 def new_id() -> str: return uuid.uuid4().hex[:16]
 
+# %% ../nbs/07a_service.ipynb #68c3894f
 @patch
 def submit(self: JobQueue, key: str, request: dict, fresh: bool = False) -> dict:
     "Queue `request` under `key`; the same key returns the stored result (`cached`) or the job under way (`joined`)."
@@ -160,7 +168,7 @@ def submit(self: JobQueue, key: str, request: dict, fresh: bool = False) -> dict
         db.execute("INSERT INTO jobs (id,key,status,request,submitted) VALUES (?,?,'queued',?,?)", (jid, key, json.dumps(request), now))
         return {'id': jid, 'status': 'queued', 'cached': False, 'joined': False}
 
-# %% ../nbs/07a_service.ipynb #5950c6f7
+# %% ../nbs/07a_service.ipynb #09bc4c1b
 @patch
 def claim(self: JobQueue, worker: str) -> dict|None:
     "Take the oldest queued job for `worker` (its attempt counted), or None."
@@ -172,6 +180,7 @@ def claim(self: JobQueue, worker: str) -> dict|None:
         db.execute("UPDATE jobs SET status='running', worker=?, started=?, attempts=attempts+1 WHERE id=?", (worker, time.time(), row['id']))
         return {'id': row['id'], 'key': row['key'], 'request': json.loads(row['request']), 'attempt': row['attempts'] + 1}
 
+# %% ../nbs/07a_service.ipynb #8ade3924
 @patch
 def finish(self: JobQueue, job_id: str, worker: str, result: dict, status: str = 'done') -> bool:
     "Store the result of a running job; False if the job is no longer this worker's (cancelled, or retried elsewhere)."
@@ -180,6 +189,7 @@ def finish(self: JobQueue, job_id: str, worker: str, result: dict, status: str =
                          (status, json.dumps(result, default=str), time.time(), job_id, worker))
         return cur.rowcount == 1
 
+# %% ../nbs/07a_service.ipynb #cc71d548
 @patch
 def get(self: JobQueue, job_id: str) -> dict|None:
     "One job as a dict (result parsed), or None."
@@ -188,7 +198,7 @@ def get(self: JobQueue, job_id: str) -> dict|None:
     d = dict(row); d['result'] = json.loads(d['result']) if d['result'] else None; d['cached'] = bool(d['cached'])
     d.pop('request'); return d
 
-# %% ../nbs/07a_service.ipynb #be5f7b29
+# %% ../nbs/07a_service.ipynb #7f81eff4
 def lost_result(request: dict, backend: str, why: str) -> dict:
     "The EvalResult of a job whose worker was lost twice."
     from cuda_agent_wb.reward import EvalResult
@@ -196,6 +206,7 @@ def lost_result(request: dict, backend: str, why: str) -> dict:
     res = EvalResult(task_id=request.get('task', {}).get('id', ''), backend=backend, rules=request.get('rules') or 'cuda-agent')
     res.add_flag(Flag('evaluator_lost', why)); return res.to_dict()
 
+# %% ../nbs/07a_service.ipynb #e92b514d
 @patch
 def worker_lost(self: JobQueue, worker: str, why: str, backend: str, max_attempts: int = 2) -> list[tuple[str, str]]:
     "Requeue the running job of a lost worker, or fail it after `max_attempts`; returns (job id, new status)."
@@ -209,6 +220,7 @@ def worker_lost(self: JobQueue, worker: str, why: str, backend: str, max_attempt
         db.execute("UPDATE workers SET state='lost', job=NULL WHERE id=?", (worker,))
     return out
 
+# %% ../nbs/07a_service.ipynb #90538cd3
 @patch
 def recover(self: JobQueue) -> int:
     "At start-up: running jobs of the previous service back to the queue (no attempt counted); returns how many."
@@ -217,7 +229,7 @@ def recover(self: JobQueue) -> int:
         db.execute("DELETE FROM workers")
     return n
 
-# %% ../nbs/07a_service.ipynb #9057acda
+# %% ../nbs/07a_service.ipynb #af677df0
 @patch
 def cancel(self: JobQueue, job_id: str) -> str|None:
     "Cancel a queued or running job; returns its status afterwards (None: no such job)."
@@ -226,7 +238,7 @@ def cancel(self: JobQueue, job_id: str) -> str|None:
         row = db.execute("SELECT status FROM jobs WHERE id=?", (job_id,)).fetchone()
     return row['status'] if row else None
 
-# %% ../nbs/07a_service.ipynb #fafe49c6
+# %% ../nbs/07a_service.ipynb #03705ed8
 @patch
 def beat(self: JobQueue, worker: str, **fields):
     "Record a worker's heartbeat and any changed fields (state, job, pid, device, log; `done=1` adds one)."
@@ -236,11 +248,13 @@ def beat(self: JobQueue, worker: str, **fields):
         sets = ', '.join(f"{k}=?" for k in fields)
         db.execute(f"UPDATE workers SET heartbeat=?, done=done+?{', ' + sets if sets else ''} WHERE id=?", (time.time(), done, *fields.values(), worker))
 
+# %% ../nbs/07a_service.ipynb #0fc1a2e3
 @patch
 def workers(self: JobQueue) -> list[dict]:
     "Every worker's row."
     with self.db() as db: return [dict(r) for r in db.execute("SELECT * FROM workers ORDER BY id")]
 
+# %% ../nbs/07a_service.ipynb #478b7f98
 @patch
 def counts(self: JobQueue) -> dict:
     "Jobs per status, and how many of the done ones were served from the store."
@@ -249,7 +263,7 @@ def counts(self: JobQueue) -> dict:
         c['cached'] = db.execute("SELECT COUNT(*) FROM jobs WHERE cached=1").fetchone()[0]
     return {s: c.get(s, 0) for s in ('queued', 'running', *FINAL, 'cached')}
 
-# %% ../nbs/07a_service.ipynb #b31e08d7
+# %% ../nbs/07a_service.ipynb #97386adb
 @patch
 def rate_per_hour(self: JobQueue, window_s: float = 3600.0) -> float:
     "Evaluations finished per hour, over the last `window_s` seconds (or since the first of them started)."
@@ -259,6 +273,7 @@ def rate_per_hour(self: JobQueue, window_s: float = 3600.0) -> float:
     if not n: return 0.0
     return round(n / max(time.time() - max(first, since), 1.0) * 3600, 1)
 
+# %% ../nbs/07a_service.ipynb #805347d6
 @patch
 def recent(self: JobQueue, n: int = 100) -> dict:
     "Flag counts over the last `n` results, and the last result in one line."
@@ -266,12 +281,13 @@ def recent(self: JobQueue, n: int = 100) -> dict:
     res = [json.loads(r[0]) for r in rows]
     return {'flags': dict(Counter(f for r in res for f in r.get('flags', []))), 'last': result_line(res[0]) if res else None}
 
+# %% ../nbs/07a_service.ipynb #ed74a879
 def result_line(r: dict) -> str:
     "One line of an EvalResult dict: task, outcome, speedup, time."
     what = (f"{r['speedup_vs_eager']:.2f}x eager" if r.get('speedup_vs_eager') else 'correct') if r.get('correct') else ','.join(r.get('flags', [])) or 'failed'
     return f"{r.get('task_id', '?')}: {what}, reward {r.get('reward', -1):g} ({r.get('breakdown', {}).get('total_s', 0):.1f} s)"
 
-# %% ../nbs/07a_service.ipynb #a3b9d625
+# %% ../nbs/07a_service.ipynb #4d5246e5
 def write_atomic(p: Path, text: str):
     "Write `text` to `p` through a temporary file and a rename (readers never see half a file); unchanged files are left alone."
     if p.is_file() and p.read_text() == text: return
@@ -279,18 +295,20 @@ def write_atomic(p: Path, text: str):
     tmp = p.with_name(f".{p.name}.{uuid.uuid4().hex[:8]}")
     tmp.write_text(text); os.replace(tmp, p)
 
+# %% ../nbs/07a_service.ipynb #92da0664
 def materialize(solution: dict, root: Path) -> Path:
     "Write a stored solution's files under `root`; returns the workdir (or the single .py file)."
     for name, text in solution['files'].items(): write_atomic(root/safe_name(name), text)
     return root/next(iter(solution['files'])) if solution['kind'] == 'single' else root
 
+# %% ../nbs/07a_service.ipynb #0cb5d395
 def run_job(ev, request: dict, root: Path) -> dict:
     "Evaluate one stored request with a warm evaluator; the EvalResult as a dict."
     path = materialize(request['solution'], root)
     res = ev.evaluate(Task(**request['task']), path, stages=tuple(request['stages']), rules=request['rules'], strict=request['strict'])
     return res.to_dict()
 
-# %% ../nbs/07a_service.ipynb #46e13381
+# %% ../nbs/07a_service.ipynb #6f23bd7e
 def worker_main(db_path: str, worker: str, backend: str, poll_s: float = 0.05):
     "Serve jobs from the queue at `db_path` with one warm evaluator until killed."
     from cuda_agent_wb.reward import Evaluator
@@ -309,6 +327,7 @@ def worker_main(db_path: str, worker: str, backend: str, poll_s: float = 0.05):
         q.finish(job['id'], worker, res, status)
         q.beat(worker, state='ready', job=None, done=1)
 
+# %% ../nbs/07a_service.ipynb #20fa9f7d
 def _heartbeat(q: JobQueue, worker: str, parent: int, every: float = 1.0):
     "Beat every `every` s; once the service that started this worker is gone, end the worker and all it started."
     while True:
@@ -317,7 +336,7 @@ def _heartbeat(q: JobQueue, worker: str, parent: int, every: float = 1.0):
         try: q.beat(worker)
         except sqlite3.Error: pass
 
-# %% ../nbs/07a_service.ipynb #5fc0f378
+# %% ../nbs/07a_service.ipynb #df73b972
 class Supervisor:
     "Starts, watches and replaces the worker processes of one service."
     def __init__(self, q: JobQueue, backend: str, slots: list, job_timeout_s: float = 900, stale_s: float|None = None, echo=print):
@@ -336,7 +355,7 @@ class Supervisor:
                                              stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
         self.q.beat(wid, pid=self.procs[i].pid, state='starting', log=str(log))
 
-# %% ../nbs/07a_service.ipynb #d46333b6
+# %% ../nbs/07a_service.ipynb #1f4dcc65
 @patch
 def lost_why(self: Supervisor, i: int, rows: dict) -> str|None:
     "Why worker `i` must be replaced (exited, stopped answering, job overran), or None."
@@ -349,6 +368,7 @@ def lost_why(self: Supervisor, i: int, rows: dict) -> str|None:
         if j and j['status'] == 'running' and j['started'] and now - j['started'] > self.job_timeout_s: return f"ran one job past job_timeout_s ({self.job_timeout_s:g} s)"
     return None
 
+# %% ../nbs/07a_service.ipynb #bc7ab426
 def kill_group(p: subprocess.Popen):
     "Kill a worker and every process it started (its own process group)."
     try: os.killpg(p.pid, signal.SIGKILL)
@@ -356,6 +376,7 @@ def kill_group(p: subprocess.Popen):
     try: p.wait(10)
     except subprocess.TimeoutExpired: pass
 
+# %% ../nbs/07a_service.ipynb #e6f08ffa
 @patch
 def replace(self: Supervisor, i: int, why: str):
     "Kill worker `i`, retry or fail its job, start a new one."
@@ -365,7 +386,7 @@ def replace(self: Supervisor, i: int, why: str):
     self.replaced[i] += 1
     if not self.stopping.is_set(): self.spawn(i)
 
-# %% ../nbs/07a_service.ipynb #a812998c
+# %% ../nbs/07a_service.ipynb #821cb678
 @patch
 def prebuild(self: Supervisor, jobs: int|None = None, every: float = 0.2):
     "Compile queued jobs' solutions ahead of their workers, on `jobs` threads (default: half the cores)."
@@ -384,7 +405,7 @@ def prebuild(self: Supervisor, jobs: int|None = None, every: float = 0.2):
                 seen.add(r['key'])
                 pool.submit(lambda r=r: _prebuild(materialize(json.loads(r['request'])['solution'], root/r['key'][:24]), be))
 
-# %% ../nbs/07a_service.ipynb #b238acae
+# %% ../nbs/07a_service.ipynb #1df0f44d
 @patch
 def status_line(self: Supervisor) -> str:
     "queue, busy workers and the last result in one line."
@@ -393,6 +414,7 @@ def status_line(self: Supervisor) -> str:
     return (f"cawb serve: queue {c['queued']} · busy {busy}/{len(self.slots)} (ready {ready}) · done {c['done']} "
             f"(cached {c['cached']}) · failed {c['failed']}" + (f" · last {last}" if last else ''))
 
+# %% ../nbs/07a_service.ipynb #ea0f77bc
 @patch
 def check(self: Supervisor):
     "One round: replace lost workers, print the status line if it changed."
@@ -401,6 +423,7 @@ def check(self: Supervisor):
         if (why := self.lost_why(i, rows)) is not None and not self.stopping.is_set(): self.replace(i, why)
     if (line := self.status_line()) != self.line: self.line = line; self.echo(line)
 
+# %% ../nbs/07a_service.ipynb #fd450f74
 @patch
 def run(self: Supervisor, every: float = 0.5):
     "Start the workers and watch them until `stop`."
@@ -410,13 +433,14 @@ def run(self: Supervisor, every: float = 0.5):
         try: self.check()
         except sqlite3.Error as e: self.echo(f"cawb serve: queue not readable this round: {e}")
 
+# %% ../nbs/07a_service.ipynb #3f20fe0f
 @patch
 def stop(self: Supervisor):
     "Stop watching and kill every worker (their running jobs go back to the queue at the next start)."
     self.stopping.set()
     for p in self.procs.values(): kill_group(p)
 
-# %% ../nbs/07a_service.ipynb #c5b4da09
+# %% ../nbs/07a_service.ipynb #97a16616
 def error_sentence(errors: list) -> str:
     "One sentence for a list of pydantic/FastAPI validation errors."
     e = errors[0]
@@ -427,12 +451,13 @@ def error_sentence(errors: list) -> str:
     else: s = f"{loc or 'request body'}: {e.get('msg', 'invalid')}"
     return s + (f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else '')
 
-# %% ../nbs/07a_service.ipynb #504dcfa7
+# %% ../nbs/07a_service.ipynb #08ebfe28
 def job_view(j: dict) -> dict:
     "A job as the API returns it; a final one carries its result and the result's short text (`summary`)."
     keep = ('id', 'status', 'cached', 'attempts', 'worker', 'submitted', 'started', 'finished', 'result')
     return {**{k: j.get(k) for k in keep}, 'summary': result_from_dict(j['result']).summary() if j.get('result') else None}
 
+# %% ../nbs/07a_service.ipynb #e3cc1363
 async def wait_for(q: JobQueue, job_id: str, wait: float, every: float = 0.02) -> dict|None:
     "The job once final, or as it is after `wait` seconds."
     t0 = time.monotonic()
@@ -441,7 +466,7 @@ async def wait_for(q: JobQueue, job_id: str, wait: float, every: float = 0.02) -
         if j is None or j['status'] in FINAL or time.monotonic() - t0 >= wait: return j
         await asyncio.sleep(min(every * 2 ** min((time.monotonic() - t0) // 1, 3), 0.2))
 
-# %% ../nbs/07a_service.ipynb #1095d68c
+# %% ../nbs/07a_service.ipynb #9b97ecb6
 OPEN_PATHS = ('/health', '/docs', '/openapi.json', '/redoc', '/docs/oauth2-redirect')
 
 def guard_middleware(app, token: str|None, max_bytes: int):
@@ -457,7 +482,7 @@ def guard_middleware(app, token: str|None, max_bytes: int):
             return JSONResponse({'detail': 'missing or wrong token: send Authorization: Bearer <token>'}, 401)
         return await call_next(request)
 
-# %% ../nbs/07a_service.ipynb #cb95f98b
+# %% ../nbs/07a_service.ipynb #967b2b65
 def make_app(q: JobQueue, backend: str, token: str|None = None, max_bytes: int = 16 << 20, settings=None, started: float|None = None):
     "The FastAPI app of one service over queue `q`."
     from fastapi import FastAPI
@@ -485,7 +510,7 @@ def make_app(q: JobQueue, backend: str, token: str|None = None, max_bytes: int =
     add_info_routes(app, q, backend, s, started)
     return app
 
-# %% ../nbs/07a_service.ipynb #28493db9
+# %% ../nbs/07a_service.ipynb #c74e483f
 def add_job_routes(app, q: JobQueue):
     "GET /jobs/{id} (optionally waiting) and POST /jobs/{id}/cancel."
     from fastapi import HTTPException, Query
@@ -500,6 +525,7 @@ def add_job_routes(app, q: JobQueue):
         if st is None: raise HTTPException(404, f"no job {job_id!r} on this service")
         return {'id': job_id, 'status': st}
 
+# %% ../nbs/07a_service.ipynb #675f9f59
 def add_info_routes(app, q: JobQueue, backend: str, s, started: float):
     "GET /health (200 once a worker is ready, else 503) and GET /status."
     from fastapi.responses import JSONResponse
@@ -513,21 +539,23 @@ def add_info_routes(app, q: JobQueue, backend: str, s, started: float):
         return {'backend': backend, 'uptime_s': round(time.time() - started, 1), **q.counts(), 'workers': ws,
                 'evaluations_per_hour': q.rate_per_hour(), 'recent': q.recent()}
 
-# %% ../nbs/07a_service.ipynb #8ae5d6bc
+# %% ../nbs/07a_service.ipynb #15e7d77c
 class ServiceError(RuntimeError): "The service could not start, answered an error, or could not be reached."
 
+# %% ../nbs/07a_service.ipynb #559510c6
 def is_loopback(host: str) -> bool:
     "True for localhost / 127.x / ::1."
     if host == 'localhost': return True
     try: return ipaddress.ip_address(host).is_loopback
     except ValueError: return False
 
+# %% ../nbs/07a_service.ipynb #81abdc12
 def default_db(s=None) -> Path:
     "The queue file: settings.ini [service] db, else <cache>/service/queue.sqlite."
     s = s or get_settings()
     return s.service.db or cache_dir('service')/'queue.sqlite'
 
-# %% ../nbs/07a_service.ipynb #607a0bad
+# %% ../nbs/07a_service.ipynb #73717eea
 def worker_slots(backend: str, gpus=None, workers: int = 1) -> list:
     "One entry per worker: the GPU index it sees (cuda: `workers` per GPU), or None (cpu: `workers` in all)."
     if backend != 'cuda': return [None] * max(int(workers), 1)
@@ -537,6 +565,7 @@ def worker_slots(backend: str, gpus=None, workers: int = 1) -> list:
     if not gpus: raise ServiceError("--backend cuda: no GPU visible")
     return [str(g) for g in gpus for _ in range(max(int(workers), 1))]
 
+# %% ../nbs/07a_service.ipynb #797aba8b
 def serve(backend: str = 'auto', gpus=None, workers: int = 1, host: str|None = None, port: int|None = None,
           token_env: str|None = None, db=None, echo=print):
     "Run the evaluation service until interrupted."
@@ -554,7 +583,7 @@ def serve(backend: str = 'auto', gpus=None, workers: int = 1, host: str|None = N
     try: uvicorn.run(make_app(q, be, token, int(s.service.max_request_mb * (1 << 20)), s), host=host, port=port, log_level='warning')
     finally: sup.stop()
 
-# %% ../nbs/07a_service.ipynb #9b984d11
+# %% ../nbs/07a_service.ipynb #c1af5ec3
 def request_body(task, solution, stages=STAGES, rules: str|None = None, strict: bool = False, fresh: bool = False) -> dict:
     "The JSON of POST /evaluate for a Task (or a task file, sent unparsed) and a solution path (SolutionError if unreadable)."
     sol = load_solution(solution)
@@ -563,18 +592,20 @@ def request_body(task, solution, stages=STAGES, rules: str|None = None, strict: 
     return dict(task=t,
                 solution=dict(kind=sol.kind, files=files), stages=list(stages), rules=rules, strict=strict, fresh=fresh)
 
+# %% ../nbs/07a_service.ipynb #87d9ceb6
 def result_from_dict(d: dict):
     "An EvalResult from its dict (keys this version does not know are dropped)."
     from cuda_agent_wb.reward import EvalResult
     names = {f.name for f in fields(EvalResult)}
     return EvalResult(**{k: v for k, v in d.items() if k in names})
 
+# %% ../nbs/07a_service.ipynb #dca3daf2
 def split_urls(urls) -> list[str]:
     "Service URLs from a string (comma-separated) or a list."
     parts = urls.split(',') if isinstance(urls, str) else list(urls)
     return [u.strip().rstrip('/') for u in parts if u and u.strip()]
 
-# %% ../nbs/07a_service.ipynb #b2e55043
+# %% ../nbs/07a_service.ipynb #1aca812a
 class RemoteEvaluator:
     "`Evaluator`'s interface over one or more running evaluation services."
     def __init__(self, urls=None, token: str|None = None, retry_s: float = 120.0, wait_ready_s: float = 60.0):
@@ -602,7 +633,7 @@ class RemoteEvaluator:
     def close(self): self.http.close()
     def __repr__(self): return f"RemoteEvaluator({','.join(self.urls)})"
 
-# %% ../nbs/07a_service.ipynb #5852709a
+# %% ../nbs/07a_service.ipynb #21b53c01
 @patch
 def call(self: RemoteEvaluator, method: str, url: str, path: str, retry: bool = True, **kw) -> dict:
     "One request; connection failures are retried for `retry_s`, HTTP errors raise ServiceError with the service's sentence."
@@ -618,6 +649,7 @@ def call(self: RemoteEvaluator, method: str, url: str, path: str, retry: bool = 
         except ValueError: detail = r.text[:200]
         raise ServiceError(f"{url}{path}: {r.status_code} {detail}")
 
+# %% ../nbs/07a_service.ipynb #176e1a79
 @patch
 def wait_ready(self: RemoteEvaluator, timeout: float = 60.0) -> dict:
     "The /health of the first service with a ready worker, waiting up to `timeout` s."
@@ -633,7 +665,7 @@ def wait_ready(self: RemoteEvaluator, timeout: float = 60.0) -> dict:
         if time.monotonic() - t0 > timeout: raise ServiceError(f"no ready evaluation service at {', '.join(self.urls)} ({last})")
         time.sleep(0.5)
 
-# %% ../nbs/07a_service.ipynb #4ae30ae4
+# %% ../nbs/07a_service.ipynb #2e5976ce
 @patch
 def _refresh_loads(self: RemoteEvaluator, max_age: float = 1.0):
     "Other clients' jobs and the worker count of each service, from /status (at most once per `max_age` s)."
@@ -646,6 +678,7 @@ def _refresh_loads(self: RemoteEvaluator, max_age: float = 1.0):
         except ServiceError: self.others[u] = float('inf')
         self.seen_at[u] = now
 
+# %% ../nbs/07a_service.ipynb #6c4b017d
 @patch
 def pick(self: RemoteEvaluator) -> str:
     "The URL with the least work per worker; the job about to be sent is counted there."
@@ -655,6 +688,7 @@ def pick(self: RemoteEvaluator) -> str:
         self.inflight[u] += 1
         return u
 
+# %% ../nbs/07a_service.ipynb #e7012c9d
 @patch
 def submit(self: RemoteEvaluator, task, solution, stages=STAGES, rules: str|None = None, strict: bool|None = None, fresh: bool = False) -> tuple[str, dict]:
     "Send one evaluation; returns (url, the job as first answered)."
@@ -665,7 +699,7 @@ def submit(self: RemoteEvaluator, task, solution, stages=STAGES, rules: str|None
         with self.lock: self.inflight[u] -= 1
         raise
 
-# %% ../nbs/07a_service.ipynb #9f229846
+# %% ../nbs/07a_service.ipynb #76287a26
 @patch
 def wait_job(self: RemoteEvaluator, url: str, job: dict, poll_s: float = 30.0) -> dict:
     "Wait for a submitted job; the final job (result as a dict, `summary` as text)."
@@ -674,6 +708,7 @@ def wait_job(self: RemoteEvaluator, url: str, job: dict, poll_s: float = 30.0) -
     if job['result'] is None: raise ServiceError(f"{url}: job {job['id']} was {job['status']} before it had a result")
     return job
 
+# %% ../nbs/07a_service.ipynb #6905b071
 @patch
 def result(self: RemoteEvaluator, url: str, job: dict, poll_s: float = 30.0):
     "Wait for a submitted job; its EvalResult (with `.service`: url, job id, cached)."
@@ -682,6 +717,7 @@ def result(self: RemoteEvaluator, url: str, job: dict, poll_s: float = 30.0):
     res.service = {'url': url, 'job': job['id'], 'cached': job['cached'], 'status': job['status']}
     return res
 
+# %% ../nbs/07a_service.ipynb #bfe20c2e
 @patch
 def evaluate(self: RemoteEvaluator, task: Task, solution, stages=STAGES, rules: str|None = None, strict: bool|None = None):
     "Evaluate `solution` on `task` through the service; the same EvalResult as `Evaluator.evaluate`."
@@ -692,14 +728,14 @@ def evaluate(self: RemoteEvaluator, task: Task, solution, stages=STAGES, rules: 
         res = EvalResult(task_id=task.id, backend=self.backend.name, rules=check_rules(rules or self.rules))
         res.add_flag(Flag('import_error', str(e))); return res
 
-# %% ../nbs/07a_service.ipynb #16ecd8d8
+# %% ../nbs/07a_service.ipynb #d5cecc10
 @patch
 def evaluate_job(self: RemoteEvaluator, task_path, solution, stages=STAGES, rules: str|None = None, strict: bool|None = None) -> tuple[str, dict]:
     "Evaluate a task file and a solution through the service; returns (url, the final job)."
     u, j = self.submit(Path(task_path), solution, stages, rules, strict)
     return u, self.wait_job(u, j)
 
-# %% ../nbs/07a_service.ipynb #cfd2a6ca
+# %% ../nbs/07a_service.ipynb #cf5a4a6a
 @patch
 def evaluate_iter(self: RemoteEvaluator, items: list[dict], progress: bool = True, threads: int = 16):
     "Evaluate dicts of `evaluate`'s arguments (task, solution, stages, rules, strict); yields (index, EvalResult) as each finishes."
@@ -711,12 +747,13 @@ def evaluate_iter(self: RemoteEvaluator, items: list[dict], progress: bool = Tru
         for f in tqdm(as_completed(futs), total=len(futs), desc=f"evaluate ({len(self.urls)} service(s))", disable=not progress):
             yield futs[f], f.result()
 
+# %% ../nbs/07a_service.ipynb #2c575c42
 def _submit_or_none(ev, it: dict):
     "Submit one item, or None when its solution is unreadable (then `evaluate` judges it locally)."
     try: return ev.submit(**it)
     except SolutionError: return None
 
-# %% ../nbs/07a_service.ipynb #e62a0025
+# %% ../nbs/07a_service.ipynb #f9e73962
 def find_service(urls=None, backend: str|None = None, timeout: float = 0.5) -> str|None:
     "The configured service URLs, comma-joined, if the first answers /health with 200 (for `backend`, when given); else None."
     import httpx
