@@ -20,7 +20,8 @@ __all__ = ['PROTECTED', 'MAX_READ_CHARS', 'MAX_LIST', 'TOOLS', 'TOOL_NAMES', 'SY
            'run_sandboxed', 'solution_files', 'solution_hash', 'format_kernel_table', 'check_args', 'StepOut',
            'KernelEnv', 'parse_tool_call', 'PolicyOutput', 'PolicyError', 'append_turn', 'ContextExceeded',
            'approx_tokens', 'approx_chat_tokens', 'fit_context', 'render_tool_call', 'Policy', 'ScriptedPolicy',
-           'load_script', 'script_path', 'ReplayPolicy', 'tools_prompt', 'HFPolicy', 'tiny_lm', 'OpenAIPolicy']
+           'load_script', 'script_path', 'read_trajectory', 'ReplayPolicy', 'tools_prompt', 'HFPolicy', 'tiny_lm',
+           'OpenAIPolicy']
 
 # %% ../nbs/08_agent.ipynb #a245c342
 _BACKEND_FACTS = {
@@ -729,14 +730,30 @@ def script_path(task_id: str, backend: str, root=None) -> Path:
     "Where the bundled script for a task and backend lives."
     return Path(root or get_settings().paths.data/'scripts')/backend/_safe_id(task_id)/'script.json'
 
+# %% ../nbs/08_agent.ipynb #rt0a1b2d
+def read_trajectory(path) -> dict:
+    "Parse a trajectory file into {'header', 'steps', 'summary', 'torn', 'path'}; a torn last line is dropped."
+    p = Path(path); lines = p.read_text().split('\n')
+    out = dict(path=str(p), header=None, steps=[], summary=None, torn=False)
+    for i, line in enumerate(lines, 1):
+        if not line.strip(): continue
+        try: rec = json.loads(line)
+        except json.JSONDecodeError:
+            if i == len(lines) or (i == len(lines) - 1 and not lines[-1]): out['torn'] = True; break
+            raise ValueError(f"{p}:{i}: not a JSON record (the file is corrupt)") from None
+        kind = rec.get('type')
+        if kind == 'header': out['header'] = rec
+        elif kind == 'step': out['steps'].append(rec)
+        elif kind == 'summary': out['summary'] = rec
+        else: raise ValueError(f"{p}:{i}: unknown record type {kind!r}")
+    return out
+
 # %% ../nbs/08_agent.ipynb #fea6ca65
 class ReplayPolicy(Policy):
     "Replays the model replies of a recorded trajectory (a JSONL path or its step records)."
     name = 'replay'
     def __init__(self, trajectory):
-        if isinstance(trajectory, (str, Path)):
-            from cuda_agent_wb.rollout import read_trajectory
-            self.source, self.steps = str(trajectory), read_trajectory(trajectory)['steps']
+        if isinstance(trajectory, (str, Path)): self.source, self.steps = str(trajectory), read_trajectory(trajectory)['steps']
         else: self.source, self.steps = None, list(trajectory)
     def describe(self): return dict(policy=self.name, trajectory=self.source, n_steps=len(self.steps))
 

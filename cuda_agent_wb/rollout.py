@@ -14,12 +14,12 @@ import pandas as pd
 from .config import get_settings
 from .tasks import Task, load_tasks
 from .agent import (KernelEnv, PolicyOutput, PolicyError, ContextExceeded, ScriptedPolicy, ReplayPolicy,
-                                 append_turn, solution_hash, load_script, script_path, _safe_id)
+                                 append_turn, solution_hash, load_script, script_path, _safe_id, read_trajectory)
 
 # %% auto #0
-__all__ = ['TrajectoryWriter', 'read_trajectory', 'drop_torn_tail', 'make_header', 'make_step', 'best_step', 'make_summary',
-           'chat_from_trajectory', 'trajectory_stem', 'run_trajectory', 'load_trajectories', 'EvaluatorPool', 'rollout',
-           'best_per_task', 'make_policy_factory']
+__all__ = ['TrajectoryWriter', 'drop_torn_tail', 'make_header', 'make_step', 'best_step', 'make_summary', 'chat_from_trajectory',
+           'trajectory_stem', 'run_trajectory', 'load_trajectories', 'EvaluatorPool', 'rollout', 'best_per_task',
+           'make_policy_factory']
 
 # %% ../nbs/09_rollout.ipynb #c30f26fb
 class TrajectoryWriter:
@@ -32,24 +32,6 @@ class TrajectoryWriter:
     def close(self): self.f.close()
     def __enter__(self): return self
     def __exit__(self, *a): self.close()
-
-# %% ../nbs/09_rollout.ipynb #2f41b1d4
-def read_trajectory(path) -> dict:
-    "Parse a trajectory file into {'header', 'steps', 'summary', 'torn', 'path'}; a torn last line is dropped."
-    p = Path(path); lines = p.read_text().split('\n')
-    out = dict(path=str(p), header=None, steps=[], summary=None, torn=False)
-    for i, line in enumerate(lines, 1):
-        if not line.strip(): continue
-        try: rec = json.loads(line)
-        except json.JSONDecodeError:
-            if i == len(lines) or (i == len(lines) - 1 and not lines[-1]): out['torn'] = True; break
-            raise ValueError(f"{p}:{i}: not a JSON record (the file is corrupt)") from None
-        kind = rec.get('type')
-        if kind == 'header': out['header'] = rec
-        elif kind == 'step': out['steps'].append(rec)
-        elif kind == 'summary': out['summary'] = rec
-        else: raise ValueError(f"{p}:{i}: unknown record type {kind!r}")
-    return out
 
 # %% ../nbs/09_rollout.ipynb #7da96098
 def drop_torn_tail(path):
