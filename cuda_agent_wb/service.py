@@ -120,6 +120,7 @@ CREATE TABLE IF NOT EXISTS jobs (id TEXT PRIMARY KEY, key TEXT NOT NULL, status 
   submitted REAL, started REAL, finished REAL);
 CREATE INDEX IF NOT EXISTS jobs_key ON jobs(key, status);
 CREATE INDEX IF NOT EXISTS jobs_status ON jobs(status, submitted);
+CREATE INDEX IF NOT EXISTS jobs_finished ON jobs(finished);
 CREATE TABLE IF NOT EXISTS workers (id TEXT PRIMARY KEY, pid INTEGER, device TEXT, state TEXT, job TEXT,
   heartbeat REAL, started REAL, done INTEGER NOT NULL DEFAULT 0, log TEXT);
 """
