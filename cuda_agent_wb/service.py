@@ -392,7 +392,6 @@ def replace(self: Supervisor, i: int, why: str):
 def prebuild(self: Supervisor, jobs: int|None = None, every: float = 0.2):
     "Compile queued jobs' solutions ahead of their workers, on `jobs` threads (default: half the cores)."
     from concurrent.futures import ThreadPoolExecutor
-    from cuda_agent_wb.reward import _prebuild
     from cuda_agent_wb.build import get_backend
     be, seen, root = get_backend(self.backend), set(), self.q.path.parent/'work'
     with ThreadPoolExecutor(jobs or max(1, (os.cpu_count() or 2) // 2)) as pool:
@@ -404,9 +403,21 @@ def prebuild(self: Supervisor, jobs: int|None = None, every: float = 0.2):
                 if r['key'] in seen: continue
                 if len(seen) > 100_000: seen.clear()
                 seen.add(r['key'])
-                pool.submit(lambda r=r: _prebuild(materialize(json.loads(r['request'])['solution'], root/r['key'][:24]), be))
+                pool.submit(self._build_one, r, be, root)
 
-# %% ../nbs/07a_service.ipynb #1df0f44d
+# %% ../nbs/07a_service.ipynb #80755ee4
+@patch
+def _build_one(self: Supervisor, row, backend, root: Path):
+    "Write one queued job's solution to its folder and build it (on the CPU backend, never during a timing)."
+    from cuda_agent_wb.reward import _prebuild
+    from cuda_agent_wb.profile import DeviceLock
+    lock = DeviceLock('cpu') if self.backend == 'cpu' else None
+    if lock: lock.shared()
+    try: _prebuild(materialize(json.loads(row['request'])['solution'], root/row['key'][:24]), backend)
+    finally:
+        if lock: lock.release()
+
+# %% ../nbs/07a_service.ipynb #952437fa
 @patch
 def status_line(self: Supervisor) -> str:
     "queue, busy workers and the last result in one line."
@@ -415,7 +426,7 @@ def status_line(self: Supervisor) -> str:
     return (f"cawb serve: queue {c['queued']} · busy {busy}/{len(self.slots)} (ready {ready}) · done {c['done']} "
             f"(cached {c['cached']}) · failed {c['failed']}" + (f" · last {last}" if last else ''))
 
-# %% ../nbs/07a_service.ipynb #ea0f77bc
+# %% ../nbs/07a_service.ipynb #2fe1a0d8
 @patch
 def check(self: Supervisor):
     "One round: replace lost workers, print the status line if it changed."
@@ -424,7 +435,7 @@ def check(self: Supervisor):
         if (why := self.lost_why(i, rows)) is not None and not self.stopping.is_set(): self.replace(i, why)
     if (line := self.status_line()) != self.line: self.line = line; self.echo(line)
 
-# %% ../nbs/07a_service.ipynb #fd450f74
+# %% ../nbs/07a_service.ipynb #8ac6bd9c
 @patch
 def run(self: Supervisor, every: float = 0.5):
     "Start the workers and watch them until `stop`."
@@ -434,14 +445,14 @@ def run(self: Supervisor, every: float = 0.5):
         try: self.check()
         except sqlite3.Error as e: self.echo(f"cawb serve: queue not readable this round: {e}")
 
-# %% ../nbs/07a_service.ipynb #3f20fe0f
+# %% ../nbs/07a_service.ipynb #8ca708bd
 @patch
 def stop(self: Supervisor):
     "Stop watching and kill every worker (their running jobs go back to the queue at the next start)."
     self.stopping.set()
     for p in self.procs.values(): kill_group(p)
 
-# %% ../nbs/07a_service.ipynb #97a16616
+# %% ../nbs/07a_service.ipynb #391af010
 def error_sentence(errors: list) -> str:
     "One sentence for a list of pydantic/FastAPI validation errors."
     e = errors[0]
@@ -452,13 +463,13 @@ def error_sentence(errors: list) -> str:
     else: s = f"{loc or 'request body'}: {e.get('msg', 'invalid')}"
     return s + (f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else '')
 
-# %% ../nbs/07a_service.ipynb #08ebfe28
+# %% ../nbs/07a_service.ipynb #25d8f67c
 def job_view(j: dict) -> dict:
     "A job as the API returns it; a final one carries its result and the result's short text (`summary`)."
     keep = ('id', 'status', 'cached', 'attempts', 'worker', 'submitted', 'started', 'finished', 'result')
     return {**{k: j.get(k) for k in keep}, 'summary': result_from_dict(j['result']).summary() if j.get('result') else None}
 
-# %% ../nbs/07a_service.ipynb #e3cc1363
+# %% ../nbs/07a_service.ipynb #8f7ea0ee
 async def wait_for(q: JobQueue, job_id: str, wait: float, every: float = 0.02) -> dict|None:
     "The job once final, or as it is after `wait` seconds."
     t0 = time.monotonic()
@@ -467,7 +478,7 @@ async def wait_for(q: JobQueue, job_id: str, wait: float, every: float = 0.02) -
         if j is None or j['status'] in FINAL or time.monotonic() - t0 >= wait: return j
         await asyncio.sleep(min(every * 2 ** min((time.monotonic() - t0) // 1, 3), 0.2))
 
-# %% ../nbs/07a_service.ipynb #9b97ecb6
+# %% ../nbs/07a_service.ipynb #3cfea3bf
 OPEN_PATHS = ('/health', '/docs', '/openapi.json', '/redoc', '/docs/oauth2-redirect')
 
 def guard_middleware(app, token: str|None, max_bytes: int):
@@ -483,7 +494,7 @@ def guard_middleware(app, token: str|None, max_bytes: int):
             return JSONResponse({'detail': 'missing or wrong token: send Authorization: Bearer <token>'}, 401)
         return await call_next(request)
 
-# %% ../nbs/07a_service.ipynb #967b2b65
+# %% ../nbs/07a_service.ipynb #0e077be8
 def make_app(q: JobQueue, backend: str, token: str|None = None, max_bytes: int = 16 << 20, settings=None, started: float|None = None):
     "The FastAPI app of one service over queue `q`."
     from fastapi import FastAPI
@@ -511,7 +522,7 @@ def make_app(q: JobQueue, backend: str, token: str|None = None, max_bytes: int =
     add_info_routes(app, q, backend, s, started)
     return app
 
-# %% ../nbs/07a_service.ipynb #c74e483f
+# %% ../nbs/07a_service.ipynb #a5418449
 def add_job_routes(app, q: JobQueue):
     "GET /jobs/{id} (optionally waiting) and POST /jobs/{id}/cancel."
     from fastapi import HTTPException, Query
@@ -526,7 +537,7 @@ def add_job_routes(app, q: JobQueue):
         if st is None: raise HTTPException(404, f"no job {job_id!r} on this service")
         return {'id': job_id, 'status': st}
 
-# %% ../nbs/07a_service.ipynb #675f9f59
+# %% ../nbs/07a_service.ipynb #79b6468d
 def add_info_routes(app, q: JobQueue, backend: str, s, started: float):
     "GET /health (200 once a worker is ready, else 503) and GET /status."
     from fastapi.responses import JSONResponse
@@ -540,23 +551,23 @@ def add_info_routes(app, q: JobQueue, backend: str, s, started: float):
         return {'backend': backend, 'uptime_s': round(time.time() - started, 1), **q.counts(), 'workers': ws,
                 'evaluations_per_hour': q.rate_per_hour(), 'recent': q.recent()}
 
-# %% ../nbs/07a_service.ipynb #15e7d77c
+# %% ../nbs/07a_service.ipynb #4632079b
 class ServiceError(RuntimeError): "The service could not start, answered an error, or could not be reached."
 
-# %% ../nbs/07a_service.ipynb #559510c6
+# %% ../nbs/07a_service.ipynb #689ca462
 def is_loopback(host: str) -> bool:
     "True for localhost / 127.x / ::1."
     if host == 'localhost': return True
     try: return ipaddress.ip_address(host).is_loopback
     except ValueError: return False
 
-# %% ../nbs/07a_service.ipynb #81abdc12
+# %% ../nbs/07a_service.ipynb #a229f51a
 def default_db(s=None) -> Path:
     "The queue file: settings.ini [service] db, else <cache>/service/queue.sqlite."
     s = s or get_settings()
     return s.service.db or cache_dir('service')/'queue.sqlite'
 
-# %% ../nbs/07a_service.ipynb #73717eea
+# %% ../nbs/07a_service.ipynb #e5fd0676
 def worker_slots(backend: str, gpus=None, workers: int = 1) -> list:
     "One entry per worker: the GPU index it sees (cuda: `workers` per GPU), or None (cpu: `workers` in all)."
     if backend != 'cuda': return [None] * max(int(workers), 1)
@@ -566,7 +577,7 @@ def worker_slots(backend: str, gpus=None, workers: int = 1) -> list:
     if not gpus: raise ServiceError("--backend cuda: no GPU visible")
     return [str(g) for g in gpus for _ in range(max(int(workers), 1))]
 
-# %% ../nbs/07a_service.ipynb #797aba8b
+# %% ../nbs/07a_service.ipynb #a8d709da
 def serve(backend: str = 'auto', gpus=None, workers: int = 1, host: str|None = None, port: int|None = None,
           token_env: str|None = None, db=None, echo=print):
     "Run the evaluation service until interrupted."
@@ -584,7 +595,7 @@ def serve(backend: str = 'auto', gpus=None, workers: int = 1, host: str|None = N
     try: uvicorn.run(make_app(q, be, token, int(s.service.max_request_mb * (1 << 20)), s), host=host, port=port, log_level='warning')
     finally: sup.stop()
 
-# %% ../nbs/07a_service.ipynb #c1af5ec3
+# %% ../nbs/07a_service.ipynb #2d1543f8
 def request_body(task, solution, stages=STAGES, rules: str|None = None, strict: bool = False, fresh: bool = False) -> dict:
     "The JSON of POST /evaluate for a Task (or a task file, sent unparsed) and a solution path (SolutionError if unreadable)."
     sol = load_solution(solution)
@@ -593,20 +604,20 @@ def request_body(task, solution, stages=STAGES, rules: str|None = None, strict: 
     return dict(task=t,
                 solution=dict(kind=sol.kind, files=files), stages=list(stages), rules=rules, strict=strict, fresh=fresh)
 
-# %% ../nbs/07a_service.ipynb #87d9ceb6
+# %% ../nbs/07a_service.ipynb #809a1d5e
 def result_from_dict(d: dict):
     "An EvalResult from its dict (keys this version does not know are dropped)."
     from cuda_agent_wb.reward import EvalResult
     names = {f.name for f in fields(EvalResult)}
     return EvalResult(**{k: v for k, v in d.items() if k in names})
 
-# %% ../nbs/07a_service.ipynb #dca3daf2
+# %% ../nbs/07a_service.ipynb #e26a7bd0
 def split_urls(urls) -> list[str]:
     "Service URLs from a string (comma-separated) or a list."
     parts = urls.split(',') if isinstance(urls, str) else list(urls)
     return [u.strip().rstrip('/') for u in parts if u and u.strip()]
 
-# %% ../nbs/07a_service.ipynb #1aca812a
+# %% ../nbs/07a_service.ipynb #a138363b
 class RemoteEvaluator:
     "`Evaluator`'s interface over one or more running evaluation services."
     def __init__(self, urls=None, token: str|None = None, retry_s: float = 120.0, wait_ready_s: float = 60.0):
@@ -634,7 +645,7 @@ class RemoteEvaluator:
     def close(self): self.http.close()
     def __repr__(self): return f"RemoteEvaluator({','.join(self.urls)})"
 
-# %% ../nbs/07a_service.ipynb #21b53c01
+# %% ../nbs/07a_service.ipynb #8faca9da
 @patch
 def call(self: RemoteEvaluator, method: str, url: str, path: str, retry: bool = True, **kw) -> dict:
     "One request; connection failures are retried for `retry_s`, HTTP errors raise ServiceError with the service's sentence."
@@ -650,7 +661,7 @@ def call(self: RemoteEvaluator, method: str, url: str, path: str, retry: bool = 
         except ValueError: detail = r.text[:200]
         raise ServiceError(f"{url}{path}: {r.status_code} {detail}")
 
-# %% ../nbs/07a_service.ipynb #176e1a79
+# %% ../nbs/07a_service.ipynb #6080af6f
 @patch
 def wait_ready(self: RemoteEvaluator, timeout: float = 60.0) -> dict:
     "The /health of the first service with a ready worker, waiting up to `timeout` s."
@@ -666,7 +677,7 @@ def wait_ready(self: RemoteEvaluator, timeout: float = 60.0) -> dict:
         if time.monotonic() - t0 > timeout: raise ServiceError(f"no ready evaluation service at {', '.join(self.urls)} ({last})")
         time.sleep(0.5)
 
-# %% ../nbs/07a_service.ipynb #2e5976ce
+# %% ../nbs/07a_service.ipynb #d6aaca55
 @patch
 def _refresh_loads(self: RemoteEvaluator, max_age: float = 1.0):
     "Other clients' jobs and the worker count of each service, from /status (at most once per `max_age` s)."
@@ -679,7 +690,7 @@ def _refresh_loads(self: RemoteEvaluator, max_age: float = 1.0):
         except ServiceError: self.others[u] = float('inf')
         self.seen_at[u] = now
 
-# %% ../nbs/07a_service.ipynb #6c4b017d
+# %% ../nbs/07a_service.ipynb #1cf4699d
 @patch
 def pick(self: RemoteEvaluator) -> str:
     "The URL with the least work per worker; the job about to be sent is counted there."
@@ -689,7 +700,7 @@ def pick(self: RemoteEvaluator) -> str:
         self.inflight[u] += 1
         return u
 
-# %% ../nbs/07a_service.ipynb #e7012c9d
+# %% ../nbs/07a_service.ipynb #7814762f
 @patch
 def submit(self: RemoteEvaluator, task, solution, stages=STAGES, rules: str|None = None, strict: bool|None = None, fresh: bool = False) -> tuple[str, dict]:
     "Send one evaluation; returns (url, the job as first answered)."
@@ -700,7 +711,7 @@ def submit(self: RemoteEvaluator, task, solution, stages=STAGES, rules: str|None
         with self.lock: self.inflight[u] -= 1
         raise
 
-# %% ../nbs/07a_service.ipynb #76287a26
+# %% ../nbs/07a_service.ipynb #8b590537
 @patch
 def wait_job(self: RemoteEvaluator, url: str, job: dict, poll_s: float = 30.0) -> dict:
     "Wait for a submitted job; the final job (result as a dict, `summary` as text)."
@@ -709,7 +720,7 @@ def wait_job(self: RemoteEvaluator, url: str, job: dict, poll_s: float = 30.0) -
     if job['result'] is None: raise ServiceError(f"{url}: job {job['id']} was {job['status']} before it had a result")
     return job
 
-# %% ../nbs/07a_service.ipynb #6905b071
+# %% ../nbs/07a_service.ipynb #bd0a50e9
 @patch
 def result(self: RemoteEvaluator, url: str, job: dict, poll_s: float = 30.0):
     "Wait for a submitted job; its EvalResult (with `.service`: url, job id, cached)."
@@ -718,7 +729,7 @@ def result(self: RemoteEvaluator, url: str, job: dict, poll_s: float = 30.0):
     res.service = {'url': url, 'job': job['id'], 'cached': job['cached'], 'status': job['status']}
     return res
 
-# %% ../nbs/07a_service.ipynb #bfe20c2e
+# %% ../nbs/07a_service.ipynb #c9fd9c3c
 @patch
 def evaluate(self: RemoteEvaluator, task: Task, solution, stages=STAGES, rules: str|None = None, strict: bool|None = None):
     "Evaluate `solution` on `task` through the service; the same EvalResult as `Evaluator.evaluate`."
@@ -729,14 +740,14 @@ def evaluate(self: RemoteEvaluator, task: Task, solution, stages=STAGES, rules: 
         res = EvalResult(task_id=task.id, backend=self.backend.name, rules=check_rules(rules or self.rules))
         res.add_flag(Flag('import_error', str(e))); return res
 
-# %% ../nbs/07a_service.ipynb #d5cecc10
+# %% ../nbs/07a_service.ipynb #9c69e2ee
 @patch
 def evaluate_job(self: RemoteEvaluator, task_path, solution, stages=STAGES, rules: str|None = None, strict: bool|None = None) -> tuple[str, dict]:
     "Evaluate a task file and a solution through the service; returns (url, the final job)."
     u, j = self.submit(Path(task_path), solution, stages, rules, strict)
     return u, self.wait_job(u, j)
 
-# %% ../nbs/07a_service.ipynb #cf5a4a6a
+# %% ../nbs/07a_service.ipynb #c2c2108f
 @patch
 def evaluate_iter(self: RemoteEvaluator, items: list[dict], progress: bool = True, threads: int = 16):
     "Evaluate dicts of `evaluate`'s arguments (task, solution, stages, rules, strict); yields (index, EvalResult) as each finishes."
@@ -748,13 +759,13 @@ def evaluate_iter(self: RemoteEvaluator, items: list[dict], progress: bool = Tru
         for f in tqdm(as_completed(futs), total=len(futs), desc=f"evaluate ({len(self.urls)} service(s))", disable=not progress):
             yield futs[f], f.result()
 
-# %% ../nbs/07a_service.ipynb #2c575c42
+# %% ../nbs/07a_service.ipynb #be1b6644
 def _submit_or_none(ev, it: dict):
     "Submit one item, or None when its solution is unreadable (then `evaluate` judges it locally)."
     try: return ev.submit(**it)
     except SolutionError: return None
 
-# %% ../nbs/07a_service.ipynb #f9e73962
+# %% ../nbs/07a_service.ipynb #cad2230c
 def find_service(urls=None, backend: str|None = None, timeout: float = 0.5) -> str|None:
     "The configured service URLs, comma-joined, if the first answers /health with 200 (for `backend`, when given); else None."
     import httpx
