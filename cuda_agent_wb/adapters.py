@@ -6,10 +6,11 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/adapters.html.md"""
 
 # %% ../nbs/12a_adapters.ipynb #529c2c87
 from __future__ import annotations
-import asyncio, hashlib, shutil, tempfile, threading
+import asyncio, hashlib, shutil, sys, tempfile, threading
 from functools import lru_cache
 from pathlib import Path
 from .service import RemoteEvaluator, STAGES
+from .tasks import TaskError
 
 # %% auto #0
 __all__ = ['TOOL_SCHEMA', 'service_client', 'completion_text', 'task_of', 'solution_workdir', 'score_replies', 'trl_reward',
@@ -58,7 +59,8 @@ def score_replies(replies: list[str], tasks: list, url: str|None = None, stages=
     ev = service_client(url)
     items, where, out, dirs = [], [], [None] * len(replies), []
     for i, (text, spec) in enumerate(zip(replies, tasks)):
-        task = task_of(spec, task_ids[i] if task_ids else None)
+        try: task = task_of(spec, task_ids[i] if task_ids else None)
+        except TaskError as e: print(f"cawb: reward -1, the task cannot be loaded: {e}", file=sys.stderr); continue
         d, _ = solution_workdir(completion_text(text), task, ev.backend_name)
         if d is None: continue
         dirs.append(d); items.append(dict(task=task, solution=d, stages=stages, rules=rules)); where.append(i)
@@ -123,13 +125,16 @@ def verl_tool_class():
             self.instances[iid] = {'task': ground_truth or kwargs.get('task'), 'best': -1.0}
             return iid, resp
         async def execute(self, instance_id, parameters, **kwargs):
-            st = self.instances[instance_id]
-            text = parameters.get('solution') or _files_text(parameters.get('files') or {})
+            st = self.instances.get(instance_id)
+            if st is None: return ToolResponse(text=f"Error: no episode {instance_id!r} (create it first)"), -1.0, {'parsed': False}
+            if not isinstance(parameters, dict): return ToolResponse(text='Error: the arguments must be a JSON object with `solution` or `files`'), -1.0, {'parsed': False}
+            files = parameters.get('files')
+            text = parameters.get('solution') or (_files_text(files) if isinstance(files, dict) else '')
             r = (await asyncio.to_thread(score_replies, [text], [st['task']], self.url))[0]
             if r is None: return ToolResponse(text='Error: no solution found: send model_new.py and kernels/* as fenced blocks named by path'), -1.0, {'parsed': False}
             st['best'] = max(st['best'], float(r.reward))
             return ToolResponse(text=r.summary()), float(r.reward), {'parsed': True, 'correct': bool(r.correct), 'flags': list(r.flags)}
-        async def calc_reward(self, instance_id, **kwargs): return self.instances[instance_id]['best']
+        async def calc_reward(self, instance_id, **kwargs): return self.instances.get(instance_id, {}).get('best', -1.0)
         async def release(self, instance_id, **kwargs): self.instances.pop(instance_id, None)
     return CawbEvaluateTool
 

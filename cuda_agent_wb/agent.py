@@ -196,10 +196,7 @@ def _read(self: Workspace, path: str, offset: int = 1, limit: int = 400) -> str:
 Workspace.read = _read
 
 # %% ../nbs/08_agent.ipynb #9395b338
-def _write_atomic(p: Path, text: str):
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f".{p.name}.tmp{os.getpid()}")
-    tmp.write_text(text); os.replace(tmp, p)
+from .build import write_atomic as _write_atomic     # temporary file + rename
 
 def _write(self: Workspace, path: str, content: str) -> str:
     "Create or overwrite a file (an existing one must have been read first)."

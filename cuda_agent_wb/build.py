@@ -16,9 +16,9 @@ from .workdir import BINDING_HEADER, Solution
 
 # %% auto #0
 __all__ = ['REGISTRY_SOURCE', 'Backend', 'get_backend', 'find_nvcc', 'compiler_version', 'cuda_extra_paths', 'compile_cmd',
-           'link_cmd', 'BuildResult', 'write_if_changed', 'touch', 'stage_sources', 'object_key', 'compile_one',
-           'uses_torch_headers', 'build_solution', 'link_solution', 'inline_specs', 'inline_ext_dir', 'clear_batons',
-           'build_ahead', 'prebuild_single', 'torch_mode_spec', 'build_entries', 'prune_builds']
+           'link_cmd', 'BuildResult', 'write_atomic', 'write_if_changed', 'touch', 'stage_sources', 'object_key',
+           'compile_one', 'uses_torch_headers', 'build_solution', 'link_solution', 'inline_specs', 'inline_ext_dir',
+           'clear_batons', 'build_ahead', 'prebuild_single', 'torch_mode_spec', 'build_entries', 'prune_builds']
 
 # %% ../nbs/03_build.ipynb #d6a95eaa
 @dataclass(frozen=True)
@@ -110,10 +110,17 @@ class BuildResult:
     mode: str = 'lean'                            # 'lean' (cawb_binding.h) | 'torch' (torch/extension.h, built in the sandbox) | 'single'
 
 # %% ../nbs/03_build.ipynb #f19560ef
+def write_atomic(p: Path, text: str):
+    "Write `text` to `p` through a temporary file and a rename: a reader (another build, a worker) never sees half a file."
+    import uuid
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".{p.name}.{uuid.uuid4().hex[:8]}.tmp")
+    tmp.write_text(text); os.replace(tmp, p)
+
 def write_if_changed(p: Path, text: str):
     "Write `text` to `p` unless it already holds it (an unchanged file keeps its time, so builds stay up to date)."
     if p.is_file() and p.read_text() == text: return
-    p.parent.mkdir(parents=True, exist_ok=True); p.write_text(text)
+    write_atomic(p, text)
 
 def touch(p: Path):
     "Mark a build-cache entry as just used (its modification time orders eviction)."

@@ -16,7 +16,7 @@ from .config import get_settings, cache_dir
 from .tasks import Task, TaskError, load_module, build_model, make_inputs, resolve_preset
 from .workdir import Solution, SolutionError, load_solution
 from .build import Backend, BuildResult, get_backend, build_solution, stage_sources, prune_builds, inline_ext_dir, torch_mode_spec
-from .sandbox import Sandbox, Session, ChildDied, worker_env, pack_big, unpack_big
+from .sandbox import Sandbox, Session, ChildDied, worker_env, pack_big, unpack_big, _tensor_bytes
 from .verify import *
 from .profile import (DeviceLock, device_lock_key, Timer, set_precision_policy, env_fingerprint, summarise, kernel_table, torch_kernels,
                                    baseline_key, cached_baselines, measure_baselines, median_ci, _to_cpu)
@@ -549,15 +549,11 @@ def _compile(self: Evaluator, res: EvalResult, solution) -> tuple[Solution, Buil
     return sol, build
 
 # %% ../nbs/07_reward.ipynb #0e6a8c08
-def _tensor_bytes_of(o) -> int:
-    from torch.utils._pytree import tree_flatten
-    return sum(t.numel() * t.element_size() for t in tree_flatten(o)[0] if isinstance(t, torch.Tensor))
-
 @patch
 def _reference_on_device(self: Evaluator, ref: dict, limit_bytes: int = 4 << 30):
     "Move the reference's outputs to the evaluator's GPU for comparing (no-op on the CPU backend or over `limit_bytes`)."
     from torch.utils._pytree import tree_map
-    if not self.backend.is_cuda or ref.get('on_device') or _tensor_bytes_of([ref.get('outputs'), ref.get('ref64')]) > limit_bytes: return
+    if not self.backend.is_cuda or ref.get('on_device') or _tensor_bytes([ref.get('outputs'), ref.get('ref64')]) > limit_bytes: return
     for k in ('outputs', 'ref64'):
         if ref.get(k) is not None: ref[k] = tree_map(lambda t: t.to(self.device) if isinstance(t, torch.Tensor) else t, ref[k])
     ref['on_device'] = True

@@ -21,10 +21,10 @@ from .workdir import SOURCE_SUFFIXES, SolutionError, load_solution
 # %% auto #0
 __all__ = ['STAGES', 'MAX_FILES', 'FINAL', 'OPEN_PATHS', 'TaskSpec', 'SolutionSpec', 'EvalRequest', 'BadRequest', 'safe_name',
            'resolve_task', 'resolve_solution', 'settings_fingerprint', 'job_key', 'JobQueue', 'new_id', 'lost_result',
-           'result_line', 'write_atomic', 'materialize', 'run_job', 'worker_main', 'Supervisor', 'kill_group',
-           'error_sentence', 'job_view', 'wait_for', 'guard_middleware', 'make_app', 'add_job_routes',
-           'add_info_routes', 'ServiceError', 'is_loopback', 'default_db', 'worker_slots', 'serve', 'request_body',
-           'result_from_dict', 'split_urls', 'RemoteEvaluator', 'find_service']
+           'result_line', 'materialize', 'run_job', 'worker_main', 'Supervisor', 'kill_group', 'error_sentence',
+           'job_view', 'wait_for', 'guard_middleware', 'make_app', 'add_job_routes', 'add_info_routes', 'ServiceError',
+           'is_loopback', 'default_db', 'worker_slots', 'serve', 'request_body', 'result_from_dict', 'split_urls',
+           'RemoteEvaluator', 'find_service']
 
 # %% ../nbs/07a_service.ipynb #9008cb0d
 STAGES = ('compile', 'verify', 'profile')     # reward.STAGES, named here so that a client need not import torch
@@ -288,28 +288,21 @@ def result_line(r: dict) -> str:
     what = (f"{r['speedup_vs_eager']:.2f}x eager" if r.get('speedup_vs_eager') else 'correct') if r.get('correct') else ','.join(r.get('flags', [])) or 'failed'
     return f"{r.get('task_id', '?')}: {what}, reward {r.get('reward', -1):g} ({r.get('breakdown', {}).get('total_s', 0):.1f} s)"
 
-# %% ../nbs/07a_service.ipynb #4d5246e5
-def write_atomic(p: Path, text: str):
-    "Write `text` to `p` through a temporary file and a rename (readers never see half a file); unchanged files are left alone."
-    if p.is_file() and p.read_text() == text: return
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f".{p.name}.{uuid.uuid4().hex[:8]}")
-    tmp.write_text(text); os.replace(tmp, p)
-
-# %% ../nbs/07a_service.ipynb #92da0664
+# %% ../nbs/07a_service.ipynb #d9583253
 def materialize(solution: dict, root: Path) -> Path:
     "Write a stored solution's files under `root`; returns the workdir (or the single .py file)."
-    for name, text in solution['files'].items(): write_atomic(root/safe_name(name), text)
+    from cuda_agent_wb.build import write_if_changed      # atomic: the builder may be writing the same files
+    for name, text in solution['files'].items(): write_if_changed(root/safe_name(name), text)
     return root/next(iter(solution['files'])) if solution['kind'] == 'single' else root
 
-# %% ../nbs/07a_service.ipynb #0cb5d395
+# %% ../nbs/07a_service.ipynb #f99e8254
 def run_job(ev, request: dict, root: Path) -> dict:
     "Evaluate one stored request with a warm evaluator; the EvalResult as a dict."
     path = materialize(request['solution'], root)
     res = ev.evaluate(Task(**request['task']), path, stages=tuple(request['stages']), rules=request['rules'], strict=request['strict'])
     return res.to_dict()
 
-# %% ../nbs/07a_service.ipynb #6f23bd7e
+# %% ../nbs/07a_service.ipynb #0928d5ea
 def worker_main(db_path: str, worker: str, backend: str, poll_s: float = 0.05):
     "Serve jobs from the queue at `db_path` with one warm evaluator until killed."
     from cuda_agent_wb.reward import Evaluator
@@ -328,7 +321,7 @@ def worker_main(db_path: str, worker: str, backend: str, poll_s: float = 0.05):
         q.finish(job['id'], worker, res, status)
         q.beat(worker, state='ready', job=None, done=1)
 
-# %% ../nbs/07a_service.ipynb #20fa9f7d
+# %% ../nbs/07a_service.ipynb #bce27309
 def _heartbeat(q: JobQueue, worker: str, parent: int, every: float = 1.0):
     "Beat every `every` s; once the service that started this worker is gone, end the worker and all it started."
     while True:
@@ -337,13 +330,13 @@ def _heartbeat(q: JobQueue, worker: str, parent: int, every: float = 1.0):
         try: q.beat(worker)
         except sqlite3.Error: pass
 
-# %% ../nbs/07a_service.ipynb #df73b972
+# %% ../nbs/07a_service.ipynb #f7255b62
 class Supervisor:
     "Starts, watches and replaces the worker processes of one service."
     def __init__(self, q: JobQueue, backend: str, slots: list, job_timeout_s: float = 900, stale_s: float|None = None, echo=print):
         self.q, self.backend, self.slots, self.job_timeout_s, self.echo = q, backend, slots, job_timeout_s, echo
         self.stale_s = stale_s or min(60.0, job_timeout_s)
-        self.procs, self.replaced, self.stopping, self.line = {}, Counter(), threading.Event(), None
+        self.procs, self.stopping, self.line = {}, threading.Event(), None
 
     def spawn(self, i: int):
         "Start worker `i` (GPU `slots[i]`, or any CPU)."
@@ -356,7 +349,7 @@ class Supervisor:
                                              stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
         self.q.beat(wid, pid=self.procs[i].pid, state='starting', log=str(log))
 
-# %% ../nbs/07a_service.ipynb #1f4dcc65
+# %% ../nbs/07a_service.ipynb #f1ae83e9
 @patch
 def lost_why(self: Supervisor, i: int, rows: dict) -> str|None:
     "Why worker `i` must be replaced (exited, stopped answering, job overran), or None."
@@ -369,7 +362,7 @@ def lost_why(self: Supervisor, i: int, rows: dict) -> str|None:
         if j and j['status'] == 'running' and j['started'] and now - j['started'] > self.job_timeout_s: return f"ran one job past job_timeout_s ({self.job_timeout_s:g} s)"
     return None
 
-# %% ../nbs/07a_service.ipynb #bc7ab426
+# %% ../nbs/07a_service.ipynb #dc87182e
 def kill_group(p: subprocess.Popen):
     "Kill a worker and every process it started (its own process group)."
     try: os.killpg(p.pid, signal.SIGKILL)
@@ -377,17 +370,16 @@ def kill_group(p: subprocess.Popen):
     try: p.wait(10)
     except subprocess.TimeoutExpired: pass
 
-# %% ../nbs/07a_service.ipynb #e6f08ffa
+# %% ../nbs/07a_service.ipynb #dda9695c
 @patch
 def replace(self: Supervisor, i: int, why: str):
     "Kill worker `i`, retry or fail its job, start a new one."
     kill_group(self.procs[i])
     jobs = [f"job {jid} {'retried' if st == 'queued' else 'failed (evaluator_lost)'}" for jid, st in self.q.worker_lost(f"w{i}", why, self.backend)]
     self.echo(f"cawb serve: worker w{i} {why}: replaced" + ''.join(f"; {j}" for j in jobs))
-    self.replaced[i] += 1
     if not self.stopping.is_set(): self.spawn(i)
 
-# %% ../nbs/07a_service.ipynb #821cb678
+# %% ../nbs/07a_service.ipynb #27e6549d
 @patch
 def prebuild(self: Supervisor, jobs: int|None = None, every: float = 0.2):
     "Compile queued jobs' solutions ahead of their workers, on `jobs` threads (default: half the cores)."
@@ -405,7 +397,7 @@ def prebuild(self: Supervisor, jobs: int|None = None, every: float = 0.2):
                 seen.add(r['key'])
                 pool.submit(self._build_one, r, be, root)
 
-# %% ../nbs/07a_service.ipynb #80755ee4
+# %% ../nbs/07a_service.ipynb #04b3000a
 @patch
 def _build_one(self: Supervisor, row, backend, root: Path):
     "Write one queued job's solution to its folder and build it (on the CPU backend, never during a timing)."
@@ -417,7 +409,7 @@ def _build_one(self: Supervisor, row, backend, root: Path):
     finally:
         if lock: lock.release()
 
-# %% ../nbs/07a_service.ipynb #952437fa
+# %% ../nbs/07a_service.ipynb #2c85dae9
 @patch
 def status_line(self: Supervisor) -> str:
     "queue, busy workers and the last result in one line."
@@ -426,7 +418,7 @@ def status_line(self: Supervisor) -> str:
     return (f"cawb serve: queue {c['queued']} · busy {busy}/{len(self.slots)} (ready {ready}) · done {c['done']} "
             f"(cached {c['cached']}) · failed {c['failed']}" + (f" · last {last}" if last else ''))
 
-# %% ../nbs/07a_service.ipynb #2fe1a0d8
+# %% ../nbs/07a_service.ipynb #32af2c67
 @patch
 def check(self: Supervisor):
     "One round: replace lost workers, print the status line if it changed."
@@ -435,7 +427,7 @@ def check(self: Supervisor):
         if (why := self.lost_why(i, rows)) is not None and not self.stopping.is_set(): self.replace(i, why)
     if (line := self.status_line()) != self.line: self.line = line; self.echo(line)
 
-# %% ../nbs/07a_service.ipynb #8ac6bd9c
+# %% ../nbs/07a_service.ipynb #a353a5d5
 @patch
 def run(self: Supervisor, every: float = 0.5):
     "Start the workers and watch them until `stop`."
@@ -445,14 +437,14 @@ def run(self: Supervisor, every: float = 0.5):
         try: self.check()
         except sqlite3.Error as e: self.echo(f"cawb serve: queue not readable this round: {e}")
 
-# %% ../nbs/07a_service.ipynb #8ca708bd
+# %% ../nbs/07a_service.ipynb #5ea97f1b
 @patch
 def stop(self: Supervisor):
     "Stop watching and kill every worker (their running jobs go back to the queue at the next start)."
     self.stopping.set()
     for p in self.procs.values(): kill_group(p)
 
-# %% ../nbs/07a_service.ipynb #391af010
+# %% ../nbs/07a_service.ipynb #4080c879
 def error_sentence(errors: list) -> str:
     "One sentence for a list of pydantic/FastAPI validation errors."
     e = errors[0]
@@ -463,13 +455,13 @@ def error_sentence(errors: list) -> str:
     else: s = f"{loc or 'request body'}: {e.get('msg', 'invalid')}"
     return s + (f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else '')
 
-# %% ../nbs/07a_service.ipynb #25d8f67c
+# %% ../nbs/07a_service.ipynb #f30d32d5
 def job_view(j: dict) -> dict:
     "A job as the API returns it; a final one carries its result and the result's short text (`summary`)."
     keep = ('id', 'status', 'cached', 'attempts', 'worker', 'submitted', 'started', 'finished', 'result')
     return {**{k: j.get(k) for k in keep}, 'summary': result_from_dict(j['result']).summary() if j.get('result') else None}
 
-# %% ../nbs/07a_service.ipynb #8f7ea0ee
+# %% ../nbs/07a_service.ipynb #f68a61ab
 async def wait_for(q: JobQueue, job_id: str, wait: float, every: float = 0.02) -> dict|None:
     "The job once final, or as it is after `wait` seconds."
     t0 = time.monotonic()
@@ -478,7 +470,7 @@ async def wait_for(q: JobQueue, job_id: str, wait: float, every: float = 0.02) -
         if j is None or j['status'] in FINAL or time.monotonic() - t0 >= wait: return j
         await asyncio.sleep(min(every * 2 ** min((time.monotonic() - t0) // 1, 3), 0.2))
 
-# %% ../nbs/07a_service.ipynb #3cfea3bf
+# %% ../nbs/07a_service.ipynb #2663edb0
 OPEN_PATHS = ('/health', '/docs', '/openapi.json', '/redoc', '/docs/oauth2-redirect')
 
 def guard_middleware(app, token: str|None, max_bytes: int):
@@ -494,7 +486,7 @@ def guard_middleware(app, token: str|None, max_bytes: int):
             return JSONResponse({'detail': 'missing or wrong token: send Authorization: Bearer <token>'}, 401)
         return await call_next(request)
 
-# %% ../nbs/07a_service.ipynb #0e077be8
+# %% ../nbs/07a_service.ipynb #61b43e27
 def make_app(q: JobQueue, backend: str, token: str|None = None, max_bytes: int = 16 << 20, settings=None, started: float|None = None):
     "The FastAPI app of one service over queue `q`."
     from fastapi import FastAPI
@@ -506,14 +498,13 @@ def make_app(q: JobQueue, backend: str, token: str|None = None, max_bytes: int =
     guard_middleware(app, token, max_bytes)
     app.exception_handler(RequestValidationError)(lambda req, exc: JSONResponse({'detail': error_sentence(exc.errors())}, 422))
     app.exception_handler(BadRequest)(lambda req, exc: JSONResponse({'detail': str(exc)}, 400))
-    app.state.q, app.state.backend, app.state.rules = q, backend, s.eval.rules
 
     @app.post('/evaluate', summary='Submit an evaluation (answers 200 with the result if it is final within `wait` s, else 202)')
     async def evaluate(req: EvalRequest):
         try: rules = check_rules(req.rules or s.eval.rules)
         except ValueError as e: raise BadRequest(str(e)) from None
         task, sol = resolve_task(req.task), resolve_solution(req.solution)
-        stages = [x for x in ('compile', 'verify', 'profile') if x in req.stages] or ['compile']
+        stages = [x for x in STAGES if x in req.stages] or ['compile']
         key = job_key(task, sol, stages, rules, req.strict, backend, fp)
         sub = q.submit(key, dict(task=task, solution=sol, stages=stages, rules=rules, strict=req.strict), fresh=req.fresh)
         j = await wait_for(q, sub['id'], req.wait)
@@ -522,7 +513,7 @@ def make_app(q: JobQueue, backend: str, token: str|None = None, max_bytes: int =
     add_info_routes(app, q, backend, s, started)
     return app
 
-# %% ../nbs/07a_service.ipynb #a5418449
+# %% ../nbs/07a_service.ipynb #62b779d3
 def add_job_routes(app, q: JobQueue):
     "GET /jobs/{id} (optionally waiting) and POST /jobs/{id}/cancel."
     from fastapi import HTTPException, Query
@@ -537,7 +528,7 @@ def add_job_routes(app, q: JobQueue):
         if st is None: raise HTTPException(404, f"no job {job_id!r} on this service")
         return {'id': job_id, 'status': st}
 
-# %% ../nbs/07a_service.ipynb #79b6468d
+# %% ../nbs/07a_service.ipynb #81fd82a8
 def add_info_routes(app, q: JobQueue, backend: str, s, started: float):
     "GET /health (200 once a worker is ready, else 503) and GET /status."
     from fastapi.responses import JSONResponse
@@ -551,23 +542,23 @@ def add_info_routes(app, q: JobQueue, backend: str, s, started: float):
         return {'backend': backend, 'uptime_s': round(time.time() - started, 1), **q.counts(), 'workers': ws,
                 'evaluations_per_hour': q.rate_per_hour(), 'recent': q.recent()}
 
-# %% ../nbs/07a_service.ipynb #4632079b
+# %% ../nbs/07a_service.ipynb #475db2e8
 class ServiceError(RuntimeError): "The service could not start, answered an error, or could not be reached."
 
-# %% ../nbs/07a_service.ipynb #689ca462
+# %% ../nbs/07a_service.ipynb #c28ded0b
 def is_loopback(host: str) -> bool:
     "True for localhost / 127.x / ::1."
     if host == 'localhost': return True
     try: return ipaddress.ip_address(host).is_loopback
     except ValueError: return False
 
-# %% ../nbs/07a_service.ipynb #a229f51a
+# %% ../nbs/07a_service.ipynb #643a18c8
 def default_db(s=None) -> Path:
     "The queue file: settings.ini [service] db, else <cache>/service/queue.sqlite."
     s = s or get_settings()
     return s.service.db or cache_dir('service')/'queue.sqlite'
 
-# %% ../nbs/07a_service.ipynb #e5fd0676
+# %% ../nbs/07a_service.ipynb #da0b5e6f
 def worker_slots(backend: str, gpus=None, workers: int = 1) -> list:
     "One entry per worker: the GPU index it sees (cuda: `workers` per GPU), or None (cpu: `workers` in all)."
     if backend != 'cuda': return [None] * max(int(workers), 1)
@@ -577,7 +568,7 @@ def worker_slots(backend: str, gpus=None, workers: int = 1) -> list:
     if not gpus: raise ServiceError("--backend cuda: no GPU visible")
     return [str(g) for g in gpus for _ in range(max(int(workers), 1))]
 
-# %% ../nbs/07a_service.ipynb #a8d709da
+# %% ../nbs/07a_service.ipynb #12e9571f
 def serve(backend: str = 'auto', gpus=None, workers: int = 1, host: str|None = None, port: int|None = None,
           token_env: str|None = None, db=None, echo=print):
     "Run the evaluation service until interrupted."
@@ -595,7 +586,7 @@ def serve(backend: str = 'auto', gpus=None, workers: int = 1, host: str|None = N
     try: uvicorn.run(make_app(q, be, token, int(s.service.max_request_mb * (1 << 20)), s), host=host, port=port, log_level='warning')
     finally: sup.stop()
 
-# %% ../nbs/07a_service.ipynb #2d1543f8
+# %% ../nbs/07a_service.ipynb #4401c739
 def request_body(task, solution, stages=STAGES, rules: str|None = None, strict: bool = False, fresh: bool = False) -> dict:
     "The JSON of POST /evaluate for a Task (or a task file, sent unparsed) and a solution path (SolutionError if unreadable)."
     sol = load_solution(solution)
@@ -604,20 +595,20 @@ def request_body(task, solution, stages=STAGES, rules: str|None = None, strict: 
     return dict(task=t,
                 solution=dict(kind=sol.kind, files=files), stages=list(stages), rules=rules, strict=strict, fresh=fresh)
 
-# %% ../nbs/07a_service.ipynb #809a1d5e
+# %% ../nbs/07a_service.ipynb #fa2a317f
 def result_from_dict(d: dict):
     "An EvalResult from its dict (keys this version does not know are dropped)."
     from cuda_agent_wb.reward import EvalResult
     names = {f.name for f in fields(EvalResult)}
     return EvalResult(**{k: v for k, v in d.items() if k in names})
 
-# %% ../nbs/07a_service.ipynb #e26a7bd0
+# %% ../nbs/07a_service.ipynb #4c072c9a
 def split_urls(urls) -> list[str]:
     "Service URLs from a string (comma-separated) or a list."
     parts = urls.split(',') if isinstance(urls, str) else list(urls)
     return [u.strip().rstrip('/') for u in parts if u and u.strip()]
 
-# %% ../nbs/07a_service.ipynb #a138363b
+# %% ../nbs/07a_service.ipynb #c1035a7c
 class RemoteEvaluator:
     "`Evaluator`'s interface over one or more running evaluation services."
     def __init__(self, urls=None, token: str|None = None, retry_s: float = 120.0, wait_ready_s: float = 60.0):
@@ -645,7 +636,7 @@ class RemoteEvaluator:
     def close(self): self.http.close()
     def __repr__(self): return f"RemoteEvaluator({','.join(self.urls)})"
 
-# %% ../nbs/07a_service.ipynb #8faca9da
+# %% ../nbs/07a_service.ipynb #474d4dd1
 @patch
 def call(self: RemoteEvaluator, method: str, url: str, path: str, retry: bool = True, **kw) -> dict:
     "One request; connection failures are retried for `retry_s`, HTTP errors raise ServiceError with the service's sentence."
@@ -661,7 +652,7 @@ def call(self: RemoteEvaluator, method: str, url: str, path: str, retry: bool = 
         except ValueError: detail = r.text[:200]
         raise ServiceError(f"{url}{path}: {r.status_code} {detail}")
 
-# %% ../nbs/07a_service.ipynb #6080af6f
+# %% ../nbs/07a_service.ipynb #342f6192
 @patch
 def wait_ready(self: RemoteEvaluator, timeout: float = 60.0) -> dict:
     "The /health of the first service with a ready worker, waiting up to `timeout` s."
@@ -677,7 +668,7 @@ def wait_ready(self: RemoteEvaluator, timeout: float = 60.0) -> dict:
         if time.monotonic() - t0 > timeout: raise ServiceError(f"no ready evaluation service at {', '.join(self.urls)} ({last})")
         time.sleep(0.5)
 
-# %% ../nbs/07a_service.ipynb #d6aaca55
+# %% ../nbs/07a_service.ipynb #bb4ff7c3
 @patch
 def _refresh_loads(self: RemoteEvaluator, max_age: float = 1.0):
     "Other clients' jobs and the worker count of each service, from /status (at most once per `max_age` s)."
@@ -690,7 +681,7 @@ def _refresh_loads(self: RemoteEvaluator, max_age: float = 1.0):
         except ServiceError: self.others[u] = float('inf')
         self.seen_at[u] = now
 
-# %% ../nbs/07a_service.ipynb #1cf4699d
+# %% ../nbs/07a_service.ipynb #04631ab6
 @patch
 def pick(self: RemoteEvaluator) -> str:
     "The URL with the least work per worker; the job about to be sent is counted there."
@@ -700,7 +691,7 @@ def pick(self: RemoteEvaluator) -> str:
         self.inflight[u] += 1
         return u
 
-# %% ../nbs/07a_service.ipynb #7814762f
+# %% ../nbs/07a_service.ipynb #4e6feaa0
 @patch
 def submit(self: RemoteEvaluator, task, solution, stages=STAGES, rules: str|None = None, strict: bool|None = None, fresh: bool = False) -> tuple[str, dict]:
     "Send one evaluation; returns (url, the job as first answered)."
@@ -711,7 +702,7 @@ def submit(self: RemoteEvaluator, task, solution, stages=STAGES, rules: str|None
         with self.lock: self.inflight[u] -= 1
         raise
 
-# %% ../nbs/07a_service.ipynb #8b590537
+# %% ../nbs/07a_service.ipynb #28861c5b
 @patch
 def wait_job(self: RemoteEvaluator, url: str, job: dict, poll_s: float = 30.0) -> dict:
     "Wait for a submitted job; the final job (result as a dict, `summary` as text)."
@@ -720,7 +711,7 @@ def wait_job(self: RemoteEvaluator, url: str, job: dict, poll_s: float = 30.0) -
     if job['result'] is None: raise ServiceError(f"{url}: job {job['id']} was {job['status']} before it had a result")
     return job
 
-# %% ../nbs/07a_service.ipynb #bd0a50e9
+# %% ../nbs/07a_service.ipynb #5717ad87
 @patch
 def result(self: RemoteEvaluator, url: str, job: dict, poll_s: float = 30.0):
     "Wait for a submitted job; its EvalResult (with `.service`: url, job id, cached)."
@@ -729,7 +720,7 @@ def result(self: RemoteEvaluator, url: str, job: dict, poll_s: float = 30.0):
     res.service = {'url': url, 'job': job['id'], 'cached': job['cached'], 'status': job['status']}
     return res
 
-# %% ../nbs/07a_service.ipynb #c9fd9c3c
+# %% ../nbs/07a_service.ipynb #a386cf17
 @patch
 def evaluate(self: RemoteEvaluator, task: Task, solution, stages=STAGES, rules: str|None = None, strict: bool|None = None):
     "Evaluate `solution` on `task` through the service; the same EvalResult as `Evaluator.evaluate`."
@@ -740,14 +731,14 @@ def evaluate(self: RemoteEvaluator, task: Task, solution, stages=STAGES, rules: 
         res = EvalResult(task_id=task.id, backend=self.backend.name, rules=check_rules(rules or self.rules))
         res.add_flag(Flag('import_error', str(e))); return res
 
-# %% ../nbs/07a_service.ipynb #9c69e2ee
+# %% ../nbs/07a_service.ipynb #62fcc36d
 @patch
 def evaluate_job(self: RemoteEvaluator, task_path, solution, stages=STAGES, rules: str|None = None, strict: bool|None = None) -> tuple[str, dict]:
     "Evaluate a task file and a solution through the service; returns (url, the final job)."
     u, j = self.submit(Path(task_path), solution, stages, rules, strict)
     return u, self.wait_job(u, j)
 
-# %% ../nbs/07a_service.ipynb #c2c2108f
+# %% ../nbs/07a_service.ipynb #1ecbc8cf
 @patch
 def evaluate_iter(self: RemoteEvaluator, items: list[dict], progress: bool = True, threads: int = 16):
     "Evaluate dicts of `evaluate`'s arguments (task, solution, stages, rules, strict); yields (index, EvalResult) as each finishes."
@@ -759,13 +750,13 @@ def evaluate_iter(self: RemoteEvaluator, items: list[dict], progress: bool = Tru
         for f in tqdm(as_completed(futs), total=len(futs), desc=f"evaluate ({len(self.urls)} service(s))", disable=not progress):
             yield futs[f], f.result()
 
-# %% ../nbs/07a_service.ipynb #be1b6644
+# %% ../nbs/07a_service.ipynb #24cd1e8c
 def _submit_or_none(ev, it: dict):
     "Submit one item, or None when its solution is unreadable (then `evaluate` judges it locally)."
     try: return ev.submit(**it)
     except SolutionError: return None
 
-# %% ../nbs/07a_service.ipynb #cad2230c
+# %% ../nbs/07a_service.ipynb #2f33e769
 def find_service(urls=None, backend: str|None = None, timeout: float = 0.5) -> str|None:
     "The configured service URLs, comma-joined, if the first answers /health with 200 (for `backend`, when given); else None."
     import httpx

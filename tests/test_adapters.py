@@ -31,6 +31,7 @@ def test_trl_reward_function_and_grpo_step(service, tmp_path):
     src = RELU.read_text()
     rewards = fn(prompts=['p', 'p', 'p'], completions=[fenced(SOL), 'no code', [{'role': 'assistant', 'content': fenced(SOL)}]], task=[src, src, str(RELU)])
     assert rewards[1] == -1.0 and rewards[0] >= 1 and rewards[2] >= 1, rewards
+    assert fn(prompts=['p'], completions=[fenced(SOL)], task=['class Model(']) == [-1.0]       # a broken task row: -1, the batch goes on
 
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
@@ -63,6 +64,10 @@ def test_verl_tool_through_registry_and_reward(service, tmp_path):
         await tool.release(iid)
         return bad, good, best
     bad, good, best = asyncio.run(episode())
+    async def malformed():                                   # bad tool calls get an error reply, not an exception
+        iid, _ = await tool.create(ground_truth=RELU.read_text())
+        return await tool.execute('no-such-episode', {'solution': 'x'}), await tool.execute(iid, 'not an object'), await tool.execute(iid, {'files': 3})
+    for resp, score, _ in asyncio.run(malformed()): assert score == -1.0 and resp.text.startswith('Error'), resp.text
     assert bad[1] == -1.0 and 'no solution' in bad[0].text
     assert good[1] >= 1 and good[2]['correct'] and 'reward:' in good[0].text and best == good[1]
 
