@@ -14,8 +14,8 @@ from .config import SettingsError
 from .tasks import TaskError
 
 # %% auto #0
-__all__ = ['app', 'tasks_app', 'fail', 'tasks_list', 'demo', 'evaluate', 'rollout', 'eval_', 'evaluate_dir', 'synth',
-           'synth_recheck', 'synth_seeds', 'train', 'serve', 'baselines', 'main']
+__all__ = ['app', 'tasks_app', 'SERVER_OPTION', 'LOCAL_OPTION', 'fail', 'tasks_list', 'demo', 'evaluate', 'rollout', 'eval_',
+           'evaluate_dir', 'synth', 'synth_recheck', 'synth_seeds', 'train', 'serve', 'baselines', 'main']
 
 # %% ../nbs/90_cli.ipynb #00277d64
 app = typer.Typer(help="cuda-agent-wb: agentic RL for CUDA kernel generation. Verbs mirror the notebooks.",
@@ -115,6 +115,9 @@ def _rule_sets(rules: str|None) -> tuple:
 # %% ../nbs/90_cli.ipynb #f0fe7b19
 from .service import ServiceError
 
+SERVER_OPTION = typer.Option(None, help="evaluation service URL(s), comma-separated (default: settings.ini [service] url, used when it answers)")
+LOCAL_OPTION = typer.Option(False, "--local", help="evaluate in this process even if a service is running")
+
 def _service_url(backend: str, server: str|None = None, local: bool = False) -> str|None:
     "The service a verb should use: --server, or the configured one when it answers (settings.ini [service] use); None = in-process."
     from cuda_agent_wb.config import get_settings
@@ -126,13 +129,13 @@ def _service_url(backend: str, server: str|None = None, local: bool = False) -> 
     if url is None and s.use == 'always': fail(f"settings.ini [service] use = always, but no service serving {backend} answers at {s.url}")
     return url
 
-def _remote(url: str, backend: str, explicit: bool):
+def _remote(url: str, backend: str, explicit: bool, say: bool = True):
     "A RemoteEvaluator on `url` (its backend checked against --backend); errors exit with one line."
     from cuda_agent_wb.service import RemoteEvaluator
     try: ev = RemoteEvaluator(url, wait_ready_s=60 if explicit else 5)
     except ServiceError as e: fail(str(e))
     if backend not in ('auto', ev.backend_name): fail(f"--backend {backend}: the service at {url} evaluates on {ev.backend_name}")
-    typer.echo(f"using the evaluation service at {url} ({ev.backend_name}); --local to evaluate in this process", err=True)
+    if say: typer.echo(f"using the evaluation service at {url} ({ev.backend_name}); --local to evaluate in this process", err=True)
     return ev
 
 def _evaluator(backend: str, server: str|None = None, local: bool = False):
@@ -144,7 +147,7 @@ def _evaluator(backend: str, server: str|None = None, local: bool = False):
 def _backend_and_url(backend: str, server: str|None = None, local: bool = False) -> tuple[str, str|None]:
     "(backend name, service URL or None): the service's backend when a service is used, else this machine's."
     if (url := _service_url(backend, server, local)) is None: return _check_backend(backend).name, None
-    with _remote(url, backend, bool(server)) as ev: return ev.backend_name, url
+    with _remote(url, backend, bool(server), say=False) as ev: return ev.backend_name, url
 
 # %% ../nbs/90_cli.ipynb #d8ca3153
 def _print_result(d: dict, summary: str, json_out: bool, via: str = ''):
@@ -176,8 +179,8 @@ def evaluate(task: Path = typer.Argument(..., help="task file (KernelBench forma
              strict: bool = typer.Option(False, "--strict", help="strict tolerance profile (settings.ini [eval] strict_*)"),
              stages: str = typer.Option("compile,verify,profile", help="comma-separated stages to run"),
              rules: Optional[str] = typer.Option(None, help="rule set: cuda-agent (no torch compute in forward) or kernelbench (default: settings.ini [eval] rules)"),
-             server: Optional[str] = typer.Option(None, help="evaluation service URL(s), comma-separated (default: settings.ini [service] url, used when it answers)"),
-             local: bool = typer.Option(False, "--local", help="evaluate in this process even if a service is running")):
+             server: Optional[str] = SERVER_OPTION,
+             local: bool = LOCAL_OPTION):
     "Evaluate SOLUTION on TASK: compile, verify, profile, reward (through a running `cawb serve` when there is one)."
     import json
     from cuda_agent_wb.service import STAGES
@@ -235,8 +238,8 @@ def rollout(tasks: Path = typer.Argument(..., help="task file or folder"),
             scripts: Optional[Path] = typer.Option(None, help="scripted: folder of action scripts (default: data/scripts)"),
             temperature: Optional[float] = typer.Option(None, help="hf/openai: sampling temperature"),
             layout: str = typer.Option("cawb", help="workdir layout: cawb (cawb_binding.h) or cuda-agent (CUDA Agent's binding.cpp + binding_registry.h)"),
-            server: Optional[str] = typer.Option(None, help="evaluation service URL(s), comma-separated (default: settings.ini [service] url, used when it answers)"),
-            local: bool = typer.Option(False, "--local", help="evaluate in this process even if a service is running")):
+            server: Optional[str] = SERVER_OPTION,
+            local: bool = LOCAL_OPTION):
     "Run the agent on TASKS with a policy, K samples each, recording trajectories to OUT."
     from cuda_agent_wb.tasks import load_tasks
     if policy not in ('hf', 'openai', 'replay', 'scripted'): fail(f"--policy {policy!r}: choose hf, openai, replay or scripted")
@@ -270,7 +273,7 @@ def eval_(trajectories: Path = typer.Argument(..., help="folder of trajectories 
           model: Optional[str] = typer.Option(None, help="--policy hf: checkpoint folder; openai: model name"),
           best_of_samples: bool = typer.Option(False, "--best-of-samples", help="score each task's best sample only"),
           server: Optional[str] = typer.Option(None, help="evaluation service URL(s) for --rescore / --policy (default: settings.ini [service] url, used when it answers)"),
-          local: bool = typer.Option(False, "--local", help="evaluate in this process even if a service is running")):
+          local: bool = LOCAL_OPTION):
     "Score TRAJECTORIES (optionally after running a policy) and write the eval report."
     from cuda_agent_wb.eval import write_reports, NoTrajectories
     from cuda_agent_wb.tasks import load_tasks
@@ -310,8 +313,8 @@ def evaluate_dir(tasks: Path = typer.Argument(..., help="task folder (a KernelBe
                  report_dir: Optional[Path] = typer.Option(None, help="where reverify.csv and metrics.json go (default: SOLUTIONS/../reverify)"),
                  rules: Optional[str] = typer.Option(None, help="rule set(s), comma-separated: cuda-agent, kernelbench (default: settings.ini [eval] rules)"),
                  fresh: bool = typer.Option(False, "--fresh", help="start over instead of resuming from REPORT_DIR/reverify.jsonl"),
-                 server: Optional[str] = typer.Option(None, help="evaluation service URL(s), comma-separated (default: settings.ini [service] url, used when it answers)"),
-                 local: bool = typer.Option(False, "--local", help="evaluate in this process even if a service is running")):
+                 server: Optional[str] = SERVER_OPTION,
+                 local: bool = LOCAL_OPTION):
     "Re-verify published solutions with every check; report which claimed speedups survive."
     import json, pandas as pd
     from cuda_agent_wb.tasks import load_tasks
