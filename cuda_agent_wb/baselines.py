@@ -47,20 +47,22 @@ def warm_compile(req: dict) -> dict:
     except Exception as e: return {'error': f"{type(e).__name__}: {e}"[:300]}
 
 # %% ../nbs/13a_baselines.ipynb #7a0524b6
-def compile_ahead(reqs: list[dict], workers: int, progress: bool = True, per_task_s: float = 300.0) -> list[dict]:
-    "`warm_compile` for every request on `workers` processes; results in order (errors and overruns recorded, never raised)."
+def _cap_gpu_memory(fraction: float):
+    "Pool initializer: this process may use at most `fraction` of the GPU's memory (the timing process keeps the rest)."
+    import torch
+    if fraction and torch.cuda.is_available(): torch.cuda.set_per_process_memory_fraction(fraction)
+
+def compile_ahead(reqs: list[dict], workers: int, per_task_s: float = 300.0, gpu_fraction: float = 0.0):
+    "Yield `warm_compile`'s result for each request, in order, as `workers` processes finish them (errors and overruns recorded, never raised)."
     import multiprocessing as mp
-    from tqdm.auto import tqdm
-    if not reqs or workers < 1: return [{'skipped': True}] * len(reqs)
-    pool = mp.get_context('spawn').Pool(workers, maxtasksperchild=4)
+    if not reqs or workers < 1:
+        yield from ({'skipped': True} for _ in reqs); return
+    pool = mp.get_context('spawn').Pool(workers, _cap_gpu_memory, (gpu_fraction,), maxtasksperchild=4)
     try:
-        pending = [pool.apply_async(warm_compile, (r,)) for r in reqs]
-        out = []
-        for a in tqdm(pending, desc=f"compile ahead ({workers} processes)", disable=not progress):
-            try: out.append(a.get(timeout=per_task_s))
-            except mp.TimeoutError: out.append({'error': f"compile ahead: over {per_task_s:g} s; the timing pass compiles it"})
-            except Exception as e: out.append({'error': f"warm-up process failed: {type(e).__name__}: {e}"[:300]})
-        return out
+        for a in [pool.apply_async(warm_compile, (r,)) for r in reqs]:
+            try: yield a.get(timeout=per_task_s)
+            except mp.TimeoutError: yield {'error': f"compile ahead: over {per_task_s:g} s; the timing pass compiles it"}
+            except Exception as e: yield {'error': f"warm-up process failed: {type(e).__name__}: {e}"[:300]}
     finally: pool.terminate(); pool.join()
 
 # %% ../nbs/13a_baselines.ipynb #c464033c
@@ -91,22 +93,24 @@ def measure_baselines_for(tasks: list[Task], backend: str = 'auto', policies=tup
     done = {r['key']: r for r in _read_rows(results_path)}
     todo = [(t, p) for t in tasks for p in policies if _row_key(t, p) not in done]
     reqs = [baseline_request(t, be.name, POLICIES[p]) for t, p in todo]
-    workers = compile_workers or max(1, min(4 if be.is_cuda else 8, (os.cpu_count() or 2) // 2))   # each CUDA one holds a task's tensors
-    t0 = time.perf_counter()
-    warm = compile_ahead(reqs, workers, progress, per_task_s / 2) if todo else []
-    t1 = time.perf_counter()
+    workers = compile_workers or max(1, min(8, (os.cpu_count() or 2) // 2))
+    t0, warm_errors = time.perf_counter(), 0
+    warm = compile_ahead(reqs, workers, per_task_s / 2, 0.5 / workers if be.is_cuda else 0.0)   # the device times task i while i+1... compile
     ref = ReferenceWorker(be.device, None if be.is_cuda else (os.cpu_count() or 1))
     try:
-        for (t, p), req, w in tqdm(list(zip(todo, reqs, warm)), desc='time baselines', disable=not progress):
+        bar = tqdm(list(zip(todo, reqs)), desc=f"baselines ({workers} compiling ahead)", disable=not progress)
+        for ((t, p), req), w in zip(bar, warm):
+            warm_errors += 'error' in w
             row = {**baseline_row(t, p, ref.ask(req, timeout=per_task_s)), 'warm_s': w.get('warm_s'), 'warm_error': w.get('error'), 'key': _row_key(t, p)}
             done[row['key']] = row
+            bar.set_postfix(task=t.id, warm_errors=warm_errors, refresh=False)
             if results_path is not None:
                 with open(results_path, 'a') as f: f.write(json.dumps(row, default=str) + '\n')
-    finally: ref.close()
+    finally: warm.close(); ref.close()
     t2 = time.perf_counter()
     df = pd.DataFrame([done[k] for t in tasks for p in policies if (k := _row_key(t, p)) in done])
     return df, dict(n_tasks=len(tasks), policies=list(policies), measured=len(todo), resumed=len(df) - len(todo),
-                    compile_ahead_s=round(t1 - t0, 1), timing_s=round(t2 - t1, 1), gpu_seconds=round(t2 - t0, 1), compile_workers=workers)
+                    gpu_seconds=round(t2 - t0, 1), compile_workers=workers, warm_errors=warm_errors)
 
 # %% ../nbs/13a_baselines.ipynb #e6d2ceee
 def published_times(folder) -> pd.DataFrame:

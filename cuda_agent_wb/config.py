@@ -61,7 +61,7 @@ SCHEMA = {
                     strict_atol=_nonneg, strict_rtol=_nonneg, suspicious_speedup=_nonneg,
                     preset=_choice('auto', 'cpu', 'gpu'), rules=_choice('cuda-agent', 'kernelbench')),
     'timing':  dict(warmup=int, trials_cuda=_posint, trials_cpu=_posint, input_sets=_posint,
-                    flush_cache=_bool, allow_tf32=_bool),
+                    flush_cache=_bool, allow_tf32=_bool, baseline_budget_s=_nonneg),
     'sandbox': dict(compile_timeout=_nonneg, run_timeout=_nonneg, phase_floor_s=_nonneg, phase_factor=_nonneg,
                     memory_mb=_posint, compile_jobs=int, build_cache_mb=_nonneg),
     'policy':  dict(base_url=str, model=str, api_key_env=str, max_turns_train=_posint, max_turns_eval=_posint,

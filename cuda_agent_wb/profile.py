@@ -14,9 +14,9 @@ from .config import get_settings, cache_dir
 
 # %% auto #0
 __all__ = ['TIMING_METHOD', 'ATEN_KERNEL_MARKERS', 'set_precision_policy', 'device_name', 'env_fingerprint', 'device_lock_key',
-           'DeviceLock', 'Timer', 'median_ci', 'summarise', 'baseline_key', 'use_compile_cache', 'measure_baselines',
-           'cached_baselines', 'quiet_stderr', 'kernel_table', 'reference_kernel_table', 'torch_kernels',
-           'profile_records', 'call_spans']
+           'DeviceLock', 'Timer', 'calls_for_budget', 'median_ci', 'summarise', 'baseline_key', 'use_compile_cache',
+           'measure_baselines', 'cached_baselines', 'quiet_stderr', 'kernel_table', 'reference_kernel_table',
+           'torch_kernels', 'profile_records', 'call_spans']
 
 # %% ../nbs/06_profile.ipynb #48b7a718
 def set_precision_policy(allow_tf32: bool) -> dict:
@@ -124,12 +124,13 @@ def wall_once(self: Timer, fn, args) -> float:
 
 # %% ../nbs/06_profile.ipynb #1bed42e4
 @patch
-def time_calls(self: Timer, fn, input_sets: list, n: int, warmup: int = 3, keep=()) -> dict:
-    "Warm up, then time `n` calls rotating `input_sets`; outputs of calls in `keep` are returned (on CPU)."
+def time_calls(self: Timer, fn, input_sets: list, n: int, warmup: int = 3, keep=(), budget_s: float = 0.0) -> dict:
+    "Warm up, then time `n` calls (fewer past `budget_s`, see `calls_for_budget`) rotating `input_sets`; outputs of calls in `keep` come back on CPU."
     host = []
     for i in range(max(warmup, 2)):
         self.sync(); t0 = _perf(); fn(*input_sets[i % len(input_sets)]); host.append(_perf() - t0)
     self.sync(); self.head_start_ms = min(2e3 * max(host[1:]) + 0.02, 50.0)
+    n = calls_for_budget(n, min(host[1:]) + self.head_start_ms / 1e3, budget_s)
     dev, kept, t0 = [], {}, _perf()
     for i in range(n):
         d, out = self.time_once(fn, input_sets[i % len(input_sets)])
@@ -137,12 +138,18 @@ def time_calls(self: Timer, fn, input_sets: list, n: int, warmup: int = 3, keep=
         if i in keep: kept[i] = _to_cpu(out)
         del out
     wall = [self.wall_once(fn, input_sets[i % len(input_sets)]) for i in range(n)] if self.cuda else list(dev)
-    return {'device_ms': dev, 'wall_ms': wall, 'kept': kept, 'loop_s': _perf() - t0, 'head_start_ms': self.head_start_ms}
+    return {'device_ms': dev, 'wall_ms': wall, 'kept': kept, 'loop_s': _perf() - t0, 'head_start_ms': self.head_start_ms, 'n': n}
 
 def _to_cpu(out):
     if isinstance(out, torch.Tensor): return out.detach().to('cpu', copy=True)
     if isinstance(out, (list, tuple)): return type(out)(_to_cpu(o) for o in out)
     return out
+
+# %% ../nbs/06_profile.ipynb #76890169
+def calls_for_budget(n: int, per_call_s: float, budget_s: float, least: int = 20) -> int:
+    "Timed calls: `n`, or fewer (never under `least`) when `n` calls of `per_call_s` would run past `budget_s`."
+    if not budget_s or per_call_s <= 0: return n
+    return max(min(n, least), min(n, int(budget_s / per_call_s)))
 
 # %% ../nbs/06_profile.ipynb #a3f881da
 def median_ci(xs: list, z: float = 1.96) -> dict:
@@ -159,9 +166,9 @@ def summarise(timing: dict) -> dict:
     return {'device': median_ci(timing['device_ms']), 'wall': median_ci(timing['wall_ms'])}
 
 # %% ../nbs/06_profile.ipynb #6d6c6c37
-def baseline_key(task, preset: str, fp: dict, n: int, input_sets: int, flush: bool) -> str:
+def baseline_key(task, preset: str, fp: dict, n: int, input_sets: int, flush: bool, budget_s: float = 0.0) -> str:
     "Cache key of a task's baselines."
-    blob = json.dumps([TIMING_METHOD, task.hash, preset, fp['device'], fp['torch'], fp['cuda'], fp['precision'], fp.get('threads'), n, input_sets, flush], sort_keys=True)
+    blob = json.dumps([TIMING_METHOD, task.hash, preset, fp['device'], fp['torch'], fp['cuda'], fp['precision'], fp.get('threads'), n, input_sets, flush, budget_s], sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 # %% ../nbs/06_profile.ipynb #9a5e766f
@@ -173,17 +180,17 @@ def use_compile_cache():
     ic.compile_threads = 1          # no compile-worker subprocess pool inside the reference worker
 
 # %% ../nbs/06_profile.ipynb #0eabd0f4
-def measure_baselines(model, input_sets, timer: Timer, n: int, warmup: int) -> dict:
+def measure_baselines(model, input_sets, timer: Timer, n: int, warmup: int, budget_s: float = 0.0) -> dict:
     "Eager and torch.compile (default mode) timings of `model` on `input_sets`."
     use_compile_cache()
     res = {}
     with torch.no_grad():
-        res['eager'] = summarise(timer.time_calls(model, input_sets, n, warmup))
+        res['eager'] = summarise(timer.time_calls(model, input_sets, n, warmup, budget_s=budget_s))
         t0 = _perf()
         compiled = torch.compile(model)
         for xs in input_sets: compiled(*xs)
         res['compile_first_call_s'] = round(_perf() - t0, 3)
-        res['compile'] = summarise(timer.time_calls(compiled, input_sets, n, warmup))
+        res['compile'] = summarise(timer.time_calls(compiled, input_sets, n, warmup, budget_s=budget_s))
     return res
 
 # %% ../nbs/06_profile.ipynb #69d1af66

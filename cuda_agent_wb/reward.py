@@ -395,12 +395,12 @@ def reference_baselines(req: dict) -> dict:
     task = Task(**{k: v for k, v in req['task'].items() if k != 'hash'}); dev = req['device']
     policy = set_precision_policy(req['allow_tf32'])
     fp, tj = env_fingerprint(dev, policy), req['timing']
-    key = baseline_key(task, req['preset'], fp, tj['n'], tj['input_sets'], tj['flush'])
+    key = baseline_key(task, req['preset'], fp, tj['n'], tj['input_sets'], tj['flush'], tj.get('budget_s', 0.0))
     def compute():
         mod = load_module(task, req['preset'])
         model = build_model(task, mod, 0, dev)
         sets = [make_inputs(task, mod, 1000 + i, dev) for i in range(tj['input_sets'])]
-        return {**measure_baselines(model, sets, Timer(dev, tj['flush']), tj['n'], tj['warmup']), 'env': fp}
+        return {**measure_baselines(model, sets, Timer(dev, tj['flush']), tj['n'], tj['warmup'], tj.get('budget_s', 0.0)), 'env': fp}
     return cached_baselines(key, compute)
 
 # %% ../nbs/07_reward.ipynb #c217c3cb
@@ -493,9 +493,10 @@ class Evaluator:
 
 # %% ../nbs/07_reward.ipynb #a4aafd92
 def timing_settings(s, is_cuda: bool) -> dict:
-    "The timing settings (calls, warm-ups, input sets, cache flush) for a backend, from settings `s`."
+    "The timing settings (calls, warm-ups, input sets, cache flush, baselines' time budget) for a backend, from settings `s`."
     t = s.timing
-    return {'n': t.trials_cuda if is_cuda else t.trials_cpu, 'warmup': t.warmup, 'input_sets': min(t.input_sets, s.eval.trials), 'flush': t.flush_cache}
+    return {'n': t.trials_cuda if is_cuda else t.trials_cpu, 'warmup': t.warmup, 'input_sets': min(t.input_sets, s.eval.trials), 'flush': t.flush_cache,
+            'budget_s': t.baseline_budget_s}
 
 def fresh_seeds(trials: int) -> dict:
     "New random seeds for one evaluation."

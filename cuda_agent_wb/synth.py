@@ -1331,8 +1331,10 @@ def run(self: WorkerPool, items):
 
 # %% ../nbs/10_synth.ipynb #0415ef92
 def default_workers(backend: str) -> int:
-    "One worker per GPU on cuda, one per CPU core (at most 8) on cpu."
-    return max(1, torch.cuda.device_count()) if backend == 'cuda' else max(1, min(8, os.cpu_count() or 1))
+    "Up to four workers per GPU on cuda (two cores each), one per CPU core (at most 8) on cpu."
+    if backend != 'cuda': return max(1, min(8, os.cpu_count() or 1))
+    gpus = max(1, torch.cuda.device_count())
+    return gpus * max(1, min(4, (os.cpu_count() or 2) // (2 * gpus)))
 
 class Checker:
     "Runs the dynamic stages inline (workers=0) or in a WorkerPool; a context manager."
@@ -1443,7 +1445,7 @@ class SynthConfig:
     composer: str = 'random'                 # random | llm (needs a policy)
     catalogue: str|None = None               # seed-op folder; default data/seed_ops
     max_candidates: int|None = None          # default 4n + 20
-    workers: int|None = None                 # None: per core (cpu) / per GPU (cuda); 0: in this process
+    workers: int|None = None                 # None: per core (cpu) / up to 4 per GPU (cuda); 0: in this process
     task_timeout_s: float = 600.0
 
 # %% ../nbs/10_synth.ipynb #4ed3d0de
