@@ -3,7 +3,7 @@
 # .git/info/exclude), then pass carry=[".whl"] to the device run and `source bench/device_setup.sh` there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-grep -qx '/.whl/' .git/info/exclude 2>/dev/null || echo '/.whl/' >> .git/info/exclude
+mkdir -p .git/info; grep -qx '/.whl/' .git/info/exclude 2>/dev/null || echo '/.whl/' >> .git/info/exclude
 python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
   --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d .whl \
   fastcore typer pytest pluggy iniconfig shellingham rich markdown-it-py mdurl annotated-doc pygments \

@@ -95,9 +95,11 @@ def measure_baselines_for(tasks: list[Task], backend: str = 'auto', policies=tup
     reqs = [baseline_request(t, be.name, POLICIES[p]) for t, p in todo]
     workers = compile_workers or max(1, min(8, (os.cpu_count() or 2) // 2))
     t0, warm_errors = time.perf_counter(), 0
-    warm = compile_ahead(reqs, workers, per_task_s / 2, 0.5 / workers if be.is_cuda else 0.0)   # the device times task i while i+1... compile
-    ref = ReferenceWorker(be.device, None if be.is_cuda else (os.cpu_count() or 1))
+    ref, ahead = ReferenceWorker(be.device, None if be.is_cuda else (os.cpu_count() or 1)), None
     try:
+        cold = {i for i, r in enumerate(reqs) if not ref.ask({**r, 'cmd': 'baselines_cached'}).get('cached')}   # a cached one needs no warm-up
+        ahead = compile_ahead([r for i, r in enumerate(reqs) if i in cold], workers, per_task_s / 2, 0.5 / workers if be.is_cuda else 0.0)
+        warm = (next(ahead) if i in cold else {'cached': True} for i in range(len(reqs)))   # the device times task i while i+1... compile
         bar = tqdm(list(zip(todo, reqs)), desc=f"baselines ({workers} compiling ahead)", disable=not progress)
         for ((t, p), req), w in zip(bar, warm):
             warm_errors += 'error' in w
@@ -106,7 +108,9 @@ def measure_baselines_for(tasks: list[Task], backend: str = 'auto', policies=tup
             bar.set_postfix(task=t.id, warm_errors=warm_errors, refresh=False)
             if results_path is not None:
                 with open(results_path, 'a') as f: f.write(json.dumps(row, default=str) + '\n')
-    finally: warm.close(); ref.close()
+    finally:
+        if ahead is not None: ahead.close()
+        ref.close()
     t2 = time.perf_counter()
     df = pd.DataFrame([done[k] for t in tasks for p in policies if (k := _row_key(t, p)) in done])
     return df, dict(n_tasks=len(tasks), policies=list(policies), measured=len(todo), resumed=len(df) - len(todo),

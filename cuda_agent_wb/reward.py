@@ -25,8 +25,9 @@ from .profile import (DeviceLock, device_lock_key, Timer, set_precision_policy, 
 __all__ = ['STAGES', 'ALLOC_FN', 'DTYPES', 'DTYPE_CODE', 'RULES', 'beats', 'milestone_reward', 'continuous_reward', 'EvalResult',
            'CTensor', 'CArgs', 'fill_ctensor', 'ExtState', 'make_caller', 'load_extension', 'CompileFailed',
            'import_candidate', 'poison_memory', 'run_forward', 'candidate_main', 'warm_candidate', 'reference_outputs',
-           'reference_baselines', 'reference_main', 'ReferenceWorker', 'check_rules', 'torch_time_share', 'Evaluator',
-           'timing_settings', 'fresh_seeds', 'check_kernel_time', 'check_stream_coverage', 'scored_time']
+           'reference_baseline_key', 'reference_baselines', 'reference_main', 'ReferenceWorker', 'check_rules',
+           'torch_time_share', 'Evaluator', 'timing_settings', 'fresh_seeds', 'check_kernel_time',
+           'check_stream_coverage', 'scored_time']
 
 # %% ../nbs/07_reward.ipynb #91710616
 def beats(speedup, margin: float = 0.05) -> bool:
@@ -396,12 +397,16 @@ def reference_outputs(req: dict) -> dict:
     return {'outputs': outs, 'mutated': mutated, 'ref64': ref64, 'eager_s': min(times), 'ref_s': time.perf_counter() - t_start}
 
 # %% ../nbs/07_reward.ipynb #52a5f9a4
+def reference_baseline_key(req: dict) -> tuple[str, dict]:
+    "The baseline cache key of a `baselines` request and the environment's fingerprint (sets the request's precision policy)."
+    task, tj = Task(**{k: v for k, v in req['task'].items() if k != 'hash'}), req['timing']
+    fp = env_fingerprint(req['device'], set_precision_policy(req['allow_tf32']))
+    return baseline_key(task, req['preset'], fp, tj['n'], tj['input_sets'], tj['flush'], tj.get('budget_s', 0.0)), fp
+
 def reference_baselines(req: dict) -> dict:
     "Eager and torch.compile timings of the reference on the evaluator's input sets (cached on disk)."
-    task = Task(**{k: v for k, v in req['task'].items() if k != 'hash'}); dev = req['device']
-    policy = set_precision_policy(req['allow_tf32'])
-    fp, tj = env_fingerprint(dev, policy), req['timing']
-    key = baseline_key(task, req['preset'], fp, tj['n'], tj['input_sets'], tj['flush'], tj.get('budget_s', 0.0))
+    task = Task(**{k: v for k, v in req['task'].items() if k != 'hash'}); dev, tj = req['device'], req['timing']
+    key, fp = reference_baseline_key(req)
     def compute():
         mod = load_module(task, req['preset'])
         model = build_model(task, mod, 0, dev)
@@ -411,7 +416,7 @@ def reference_baselines(req: dict) -> dict:
 
 # %% ../nbs/07_reward.ipynb #c217c3cb
 def reference_main(conn, device: str, threads: int|None = None):
-    "Reference worker loop: answer `outputs`, `baselines` and `kernels` requests."
+    "Reference worker loop: answer `outputs`, `baselines` (and whether they are cached) and `kernels` requests."
     if threads: torch.set_num_threads(threads)
     conn.send({'ready': os.getpid()})
     while True:
@@ -421,6 +426,7 @@ def reference_main(conn, device: str, threads: int|None = None):
         try:
             if req['cmd'] == 'outputs': res = reference_outputs(req)
             elif req['cmd'] == 'baselines': res = reference_baselines(req)
+            elif req['cmd'] == 'baselines_cached': res = {'cached': (cache_dir('baselines')/f"{reference_baseline_key(req)[0]}.json").is_file()}
             elif req['cmd'] == 'kernels':
                 from cuda_agent_wb.profile import reference_kernel_table
                 res = {'rows': reference_kernel_table(Task(**{k: v for k, v in req['task'].items() if k != 'hash'}), req['backend'], req['preset'])}

@@ -1,5 +1,6 @@
 """`cawb baselines` on a small KernelBench-layout folder (CPU backend): both policies, compile-ahead processes, the
-report beside KernelBench's published timings, and a rerun that resumes without measuring anything."""
+report beside KernelBench's published timings, a rerun that resumes without measuring anything, and a run into a new
+folder that reads every baseline from the warm cache."""
 import json, shutil, subprocess
 from pathlib import Path
 import pandas as pd
@@ -29,5 +30,10 @@ def test_baselines_both_policies_resume_and_published(tmp_path):
     r2 = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300)                 # a rerun resumes
     s2 = json.loads((tmp_path/'bl'/'summary.json').read_text())
     assert r2.returncode == 0 and s2['measured'] == 0 and s2['resumed'] == 4, r2.stderr[-2000:]
+    cmd3 = [c if c != tmp_path/'bl' else tmp_path/'bl2' for c in cmd]                                # a new results file, a warm cache:
+    r3 = subprocess.run(cmd3, capture_output=True, text=True, cwd=ROOT, timeout=300)                # read back, nothing compiled ahead
+    df3 = pd.read_parquet(tmp_path/'bl2'/'baselines.parquet')
+    assert r3.returncode == 0 and df3['cached'].all() and df3['warm_s'].isna().all(), r3.stderr[-2000:]
+    assert (df3.set_index(['task_id', 'policy'])['eager_device_ms'] == df.set_index(['task_id', 'policy'])['eager_device_ms']).all()
     bad = subprocess.run([CAWB, 'baselines', tmp_path/'KernelBench', '--policies', 'fp8'], capture_output=True, text=True, cwd=ROOT)
     assert bad.returncode == 2 and '--policies' in bad.stderr
