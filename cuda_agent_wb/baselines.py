@@ -39,10 +39,8 @@ def warm_compile(req: dict) -> dict:
         task = Task(**{k: v for k, v in req['task'].items() if k != 'hash'})
         mod = load_module(task, req['preset'])
         model, dev = build_model(task, mod, 0, req['device']), req['device']
-        sets = [make_inputs(task, mod, 1000 + i, dev) for i in range(req['timing']['input_sets'])]
-        with torch.no_grad():
-            compiled = torch.compile(model)
-            for xs in sets: compiled(*xs)
+        xs = make_inputs(task, mod, 1000, dev)          # one input set: the others have its shapes, so the same graph
+        with torch.no_grad(): torch.compile(model)(*xs)
         return {'warm_s': round(time.perf_counter() - t0, 2)}
     except Exception as e: return {'error': f"{type(e).__name__}: {e}"[:300]}
 
@@ -93,12 +91,12 @@ def measure_baselines_for(tasks: list[Task], backend: str = 'auto', policies=tup
     done = {r['key']: r for r in _read_rows(results_path)}
     todo = [(t, p) for t in tasks for p in policies if _row_key(t, p) not in done]
     reqs = [baseline_request(t, be.name, POLICIES[p]) for t, p in todo]
-    workers = compile_workers or max(1, min(8, (os.cpu_count() or 2) // 2))
+    workers = compile_workers or max(1, min(6, (os.cpu_count() or 2) // 2))
     t0, warm_errors = time.perf_counter(), 0
     ref, ahead = ReferenceWorker(be.device, None if be.is_cuda else (os.cpu_count() or 1)), None
     try:
         cold = {i for i, r in enumerate(reqs) if not ref.ask({**r, 'cmd': 'baselines_cached'}).get('cached')}   # a cached one needs no warm-up
-        ahead = compile_ahead([r for i, r in enumerate(reqs) if i in cold], workers, per_task_s / 2, 0.5 / workers if be.is_cuda else 0.0)
+        ahead = compile_ahead([r for i, r in enumerate(reqs) if i in cold], workers, per_task_s / 2, 0.6 / workers if be.is_cuda else 0.0)
         warm = (next(ahead) if i in cold else {'cached': True} for i in range(len(reqs)))   # the device times task i while i+1... compile
         bar = tqdm(list(zip(todo, reqs)), desc=f"baselines ({workers} compiling ahead)", disable=not progress)
         for ((t, p), req), w in zip(bar, warm):

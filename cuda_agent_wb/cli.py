@@ -488,7 +488,7 @@ def baselines(tasks: Path = typer.Argument(..., help="task file or folder (a Ker
               backend: str = typer.Option("auto", help="cpu, cuda or auto"),
               policies: str = typer.Option("tf32-off,tf32-on", help="precision policies, comma-separated: tf32-off, tf32-on"),
               levels: Optional[str] = typer.Option(None, help="KernelBench levels to include, e.g. 1,2,3 (default: all found)"),
-              compile_workers: int = typer.Option(0, min=0, help="processes running torch.compile's first calls ahead (0: half the cores, at most 8)"),
+              compile_workers: int = typer.Option(0, min=0, help="processes running torch.compile's first calls ahead (0: half the cores, at most 6)"),
               out: Optional[Path] = typer.Option(None, help="output folder (default: <runs>/baselines/<tasks folder name>)"),
               published: Optional[Path] = typer.Option(None, help="KernelBench published timing folder to compare with (e.g. ../shared/kernelbench_timing/H100_Modal)"),
               fresh: bool = typer.Option(False, "--fresh", help="start over instead of resuming from OUT/baselines.jsonl")):
