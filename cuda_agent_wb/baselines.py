@@ -17,7 +17,7 @@ __all__ = ['POLICIES', 'baseline_request', 'warm_compile', 'compile_ahead', 'bas
            'published_times', 'compare_published', 'baseline_figures', 'baselines_report', 'write_baselines']
 
 # %% ../nbs/13a_baselines.ipynb #57ce5efd
-POLICIES = {'tf32-off': False, 'tf32-on': True}
+POLICIES = {'tf32-off': False, 'tf32-on': True, 'torch-default': 'conv'}
 
 def baseline_request(task: Task, backend: str, allow_tf32: bool, s=None) -> dict:
     "The reference worker's `baselines` request for `task`, as the evaluator makes it (so both share the cache)."

@@ -486,7 +486,7 @@ def serve(backend: str = typer.Option("auto", help="cpu, cuda or auto"),
 @app.command()
 def baselines(tasks: Path = typer.Argument(..., help="task file or folder (a KernelBench checkout: level1/ level2/ ...)"),
               backend: str = typer.Option("auto", help="cpu, cuda or auto"),
-              policies: str = typer.Option("tf32-off,tf32-on", help="precision policies, comma-separated: tf32-off, tf32-on"),
+              policies: str = typer.Option("tf32-off,tf32-on", help="precision policies, comma-separated: tf32-off, tf32-on, torch-default (PyTorch's defaults: TF32 for convolutions only, as KernelBench's published timings)"),
               levels: Optional[str] = typer.Option(None, help="KernelBench levels to include, e.g. 1,2,3 (default: all found)"),
               compile_workers: int = typer.Option(0, min=0, help="processes running torch.compile's first calls ahead (0: half the cores, at most 6)"),
               out: Optional[Path] = typer.Option(None, help="output folder (default: <runs>/baselines/<tasks folder name>)"),

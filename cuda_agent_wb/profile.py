@@ -19,11 +19,12 @@ __all__ = ['TIMING_METHOD', 'ATEN_KERNEL_MARKERS', 'set_precision_policy', 'devi
            'torch_kernels', 'profile_records', 'call_spans']
 
 # %% ../nbs/06_profile.ipynb #48b7a718
-def set_precision_policy(allow_tf32: bool) -> dict:
-    "Apply the TF32 policy in this process; returns the policy as recorded in results."
-    torch.backends.cuda.matmul.allow_tf32 = allow_tf32
-    torch.backends.cudnn.allow_tf32 = allow_tf32
-    torch.set_float32_matmul_precision('high' if allow_tf32 else 'highest')
+def set_precision_policy(allow_tf32: bool|str) -> dict:
+    "Apply a TF32 policy (False: none; True: matmuls and convolutions; 'conv': convolutions only, PyTorch's default); returns it as recorded."
+    if allow_tf32 not in (True, False, 'conv'): raise ValueError(f"TF32 policy {allow_tf32!r}: use true, false or 'conv'")
+    torch.backends.cuda.matmul.allow_tf32 = allow_tf32 is True
+    torch.backends.cudnn.allow_tf32 = bool(allow_tf32)
+    torch.set_float32_matmul_precision('high' if allow_tf32 is True else 'highest')
     return {'allow_tf32': allow_tf32, 'float32_matmul_precision': torch.get_float32_matmul_precision()}
 
 # %% ../nbs/06_profile.ipynb #fb02f1e1
