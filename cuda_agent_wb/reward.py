@@ -24,7 +24,7 @@ from .profile import (DeviceLock, device_lock_key, Timer, set_precision_policy, 
 # %% auto #0
 __all__ = ['STAGES', 'ALLOC_FN', 'DTYPES', 'DTYPE_CODE', 'RULES', 'beats', 'milestone_reward', 'continuous_reward', 'EvalResult',
            'CTensor', 'CArgs', 'fill_ctensor', 'ExtState', 'make_caller', 'load_extension', 'CompileFailed',
-           'import_candidate', 'poison_memory', 'run_forward', 'candidate_main', 'warm_candidate', 'reference_outputs',
+           'import_candidate', 'poison_memory', 'run_forward', 'candidate_main', 'reference_outputs',
            'reference_baseline_key', 'reference_baselines', 'reference_main', 'ReferenceWorker', 'check_rules',
            'torch_time_share', 'Evaluator', 'timing_settings', 'fresh_seeds', 'check_kernel_time',
            'check_stream_coverage', 'scored_time']
@@ -368,12 +368,6 @@ def candidate_main(job: dict, chan):
     order = chan.recv()
     if order.get('time'): _time_phase(job, chan, task, mod, cand, timer, integrity, order)
 
-# %% ../nbs/07_reward.ipynb #69ded55b
-def warm_candidate(arg: dict):
-    "A spare candidate process's head start: its CUDA context on the evaluator's device (no kernels: another may be timing)."
-    dev = torch.device(arg['device'])
-    if dev.type == 'cuda': torch.cuda.set_device(dev); torch.empty(1, device=dev); torch.cuda.synchronize(dev)
-
 # %% ../nbs/07_reward.ipynb #a755c232
 def _sync(dev):
     if torch.device(dev).type == 'cuda': torch.cuda.synchronize(dev)
@@ -498,7 +492,6 @@ class Evaluator:
         self.sandbox = Sandbox(preload=['torch', 'torch._dynamo', 'torch.profiler', 'cuda_agent_wb.reward'], memory_mb=self.s.sandbox.memory_mb, run_timeout=self.s.sandbox.run_timeout)
         self.sandbox.writable = [str(_torch_ext_dir())]          # load_inline builds; all else read-only for candidates
         self.sandbox.visible = [str(self.s.paths.cache)]          # builds are read from the cache, even one under /tmp
-        if self.s.sandbox.spare_process: self.sandbox.spare_warm = ('cuda_agent_wb.reward:warm_candidate', {'device': self.device})
         self.ref = ReferenceWorker(self.device, self.threads)
         self.device_lock = DeviceLock(device_lock_key(self.device))   # shared while verifying, alone while timing
         try: prune_builds()

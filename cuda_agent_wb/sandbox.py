@@ -16,8 +16,8 @@ from pathlib import Path
 __all__ = ['SHM_DIR', 'SHM_PREFIX', 'SHM_MIN_BYTES', 'PR_SET_PDEATHSIG', 'PR_SET_DUMPABLE', 'PR_SET_NO_NEW_PRIVS', 'CLONE_NEWNS',
            'CLONE_NEWNET', 'CLONE_NEWUSER', 'MS_RDONLY', 'MS_NOSUID', 'MS_NODEV', 'MS_NOEXEC', 'MS_REMOUNT', 'MS_BIND',
            'MS_REC', 'MS_PRIVATE', 'pack', 'unpack', 'pack_big', 'unpack_big', 'child_setup', 'tmp_roots',
-           'drop_capabilities', 'isolate', 'Channel', 'run_child', 'spare_wait', 'probe_job', 'probe_warm',
-           'zygote_main', 'exit_reason', 'ChildDied', 'Sandbox', 'worker_env', 'Session']
+           'drop_capabilities', 'isolate', 'Channel', 'run_child', 'probe_job', 'zygote_main', 'exit_reason',
+           'ChildDied', 'Sandbox', 'worker_env', 'Session']
 
 # %% ../nbs/04_sandbox.ipynb #1132f1b6
 def pack(obj) -> bytes:
@@ -198,7 +198,6 @@ def run_child(req: dict):
         chan = Channel(Client(req['address'], authkey=bytes.fromhex(req['authkey'])))   # connect before /tmp is replaced
         iso = isolate(lim.get('writable', []), lim.get('visible', [])) if lim.get('isolate', True) else {'fs': 'shared', 'net': 'shared', 'caps': 'kept'}
         chan.send({'hello': req['nonce'], 'pid': os.getpid(), 'isolation': iso})
-        if req.get('warm'): req = {**req, **spare_wait(req, chan)}
         mod, fn = req['fn'].split(':')
         getattr(importlib.import_module(mod), fn)(req['job'], chan)
     except BaseException as e:
@@ -210,27 +209,12 @@ def run_child(req: dict):
         except Exception: pass
         os._exit(code)
 
-# %% ../nbs/04_sandbox.ipynb #b37db9bd
-def spare_wait(req: dict, chan: Channel) -> dict:
-    "A spare child's wait: `req['warm']` on `req['job']` (its errors ignored), then the {fn, job} the sandbox hands it."
-    try:
-        mod, fn = req['warm'].split(':')
-        getattr(importlib.import_module(mod), fn)(req['job'])
-    except Exception: pass
-    order = chan.recv()
-    return {'fn': order['fn'], 'job': order['job']}
-
 # %% ../nbs/04_sandbox.ipynb #9b78928d
 def probe_job(job: dict, chan: Channel):
     "Run `job['code']` (trusted) and send back its `result` variable."
     ns = {'chan': chan}
     exec(job['code'], ns)
     chan.send({'result': ns.get('result')})
-
-# %% ../nbs/04_sandbox.ipynb #3b1eeb0f
-def probe_warm(arg: dict):
-    "A spare's warm-up for tests: leave `arg['note']` where a later job can see it."
-    import builtins; builtins._warm_note = arg.get('note')
 
 # %% ../nbs/04_sandbox.ipynb #e7df7e19
 def zygote_main(conn, preload: list):
@@ -289,7 +273,6 @@ class Sandbox:
         self.preload, self.memory_mb, self.run_timeout, self.address_space = list(preload), memory_mb, run_timeout, address_space
         self.dir = tempfile.mkdtemp(prefix='cawb-sbx-')
         self.authkey, self.proc, self.conn, self.exits, self.writable, self.visible = secrets.token_bytes(32), None, None, {}, [], []
-        self.spare_warm, self.spare, self.waiting, self.hellos = None, None, set(), {}   # see "A spare child" below
         self.listener = Listener(os.path.join(self.dir, 'sock'), 'AF_UNIX', authkey=self.authkey)
 
 # %% ../nbs/04_sandbox.ipynb #355cdded
@@ -338,42 +321,20 @@ def _pump(self: Sandbox, timeout=0.0):
 
 # %% ../nbs/04_sandbox.ipynb #9ef70df7
 @patch
-def _fork(self: Sandbox, fn: str|None, job: dict, limits: dict|None = None, warm: str|None = None) -> 'Session':
-    "Fork a child running `fn` (`module:function`) on `job` (a spare: `warm` on `job`, then what it is handed); its `Session`."
+def start(self: Sandbox, fn: str, job: dict, limits: dict|None = None) -> 'Session':
+    "Fork a child running `fn` (`module:function`) on `job`; returns the live `Session`."
     self.ensure_zygote()
     nonce = secrets.token_hex(8)
     lim = dict(cpu_s=0, isolate=True, writable=list(self.writable), visible=list(self.visible), **(limits or {}))
     if self.address_space: lim['address_space_mb'] = self.memory_mb + 4096
-    self.conn.send({'cmd': 'run', 'fn': fn, 'job': job, 'warm': warm, 'nonce': nonce, 'limits': lim,
+    self.conn.send({'cmd': 'run', 'fn': fn, 'job': job, 'nonce': nonce, 'limits': lim,
                     'address': self.listener.address, 'authkey': self.authkey.hex()})
     started = None
     t0 = time.time()
     while started is None:
         started = self._pump(1.0)
         if time.time() - t0 > 60: raise RuntimeError("sandbox zygote did not fork a child within 60 s")
-    self.waiting.add(nonce)
     return Session(self, started['pid'], nonce)
-
-@patch
-def start(self: Sandbox, fn: str, job: dict, limits: dict|None = None) -> 'Session':
-    "A child running `fn` (`module:function`) on `job`: the warm spare when there is one (default limits), else a fresh fork."
-    s = self._hand_spare(fn, job) if limits is None else None
-    if s is None: s = self._fork(fn, job, limits)
-    if limits is None and self.spare_warm and self.spare is None: self.spare = self._fork(None, self.spare_warm[1], warm=self.spare_warm[0])
-    return s
-
-# %% ../nbs/04_sandbox.ipynb #7d767f82
-@patch
-def _hand_spare(self: Sandbox, fn: str, job: dict) -> Session|None:
-    "Hand `fn(job)` to the spare child; None when there is none or it died."
-    s, self.spare = self.spare, None
-    if s is None: return None
-    try:
-        s.set_limit(30, "a spare's hand-over")
-        s.send({'fn': fn, 'job': job})
-    except ChildDied: s.close(); return None
-    s.set_limit(self.run_timeout, 'the run limit, [sandbox] run_timeout')
-    return s
 
 # %% ../nbs/04_sandbox.ipynb #5177dbcd
 class Session:
@@ -392,7 +353,6 @@ def _accept(self: Session):
     "Accept the child's call-back (the listener is shared, so match the nonce)."
     sock = self.sbx.listener._listener._socket
     while self.chan is None:
-        if self.nonce in self.sbx.hellos: self.chan, self.isolation = self.sbx.hellos.pop(self.nonce); break
         sock.settimeout(0.2)
         try: conn = self.sbx.listener.accept()
         except (TimeoutError, OSError, EOFError, mp.AuthenticationError):
@@ -401,9 +361,7 @@ def _accept(self: Session):
         try: hello = chan.recv(5)
         except Exception: chan.close(); continue
         if hello.get('hello') == self.nonce: self.chan, self.isolation = chan, hello.get('isolation')
-        elif hello.get('hello') in self.sbx.waiting: self.sbx.hellos[hello['hello']] = (chan, hello.get('isolation'))   # a sibling's
         else: chan.close()
-    self.sbx.waiting.discard(self.nonce)
 
 # %% ../nbs/04_sandbox.ipynb #ef5f0271
 @patch
@@ -459,8 +417,6 @@ def kill(self: Session):
 @patch
 def close(self: Session):
     "End the session: close the channel, kill the child if it lingers."
-    self.sbx.waiting.discard(self.nonce)
-    if self.nonce in self.sbx.hellos: self.sbx.hellos.pop(self.nonce)[0].close()
     if self.chan is not None: self.chan.close()
     self.kill()
 
@@ -474,8 +430,7 @@ def run(self: Sandbox, fn: str, job: dict, phase='run', limits=None) -> dict:
 
 @patch
 def close(self: Sandbox):
-    "Stop the spare and the zygote and remove the socket."
-    if self.spare is not None: self.spare.close(); self.spare = None
+    "Stop the zygote and remove the socket."
     try:
         if self.conn: self.conn.send({'cmd': 'stop'})
     except OSError: pass
