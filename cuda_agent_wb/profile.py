@@ -6,7 +6,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/profile.html.md"""
 
 # %% ../nbs/06_profile.ipynb #ae018c71
 from __future__ import annotations
-import hashlib, json, math, os, platform, statistics, time
+import functools, hashlib, json, math, os, platform, statistics, time
 from pathlib import Path
 import torch
 from fastcore.basics import patch
@@ -42,7 +42,9 @@ def env_fingerprint(device: str, policy: dict) -> dict:
     if fp['device_type'] == 'cuda': fp['driver'] = _driver_version()
     return fp
 
+@functools.lru_cache(maxsize=None)
 def _driver_version():
+    "The NVIDIA driver's version (asked of nvidia-smi once per process: every baseline request fingerprints the environment)."
     try:
         import subprocess
         return subprocess.run(['nvidia-smi', '--query-gpu=driver_version', '--format=csv,noheader'], capture_output=True, text=True, timeout=10).stdout.strip().splitlines()[0]
@@ -139,7 +141,7 @@ def time_calls(self: Timer, fn, input_sets: list, n: int, warmup: int = 3, keep=
         if i in keep: kept[i] = _to_cpu(out)
         del out
     wall = [self.wall_once(fn, input_sets[i % len(input_sets)]) for i in range(n)] if self.cuda else list(dev)
-    return {'device_ms': dev, 'wall_ms': wall, 'kept': kept, 'loop_s': _perf() - t0, 'head_start_ms': self.head_start_ms, 'n': n}
+    return {'device_ms': dev, 'wall_ms': wall, 'kept': kept, 'loop_s': _perf() - t0, 'head_start_ms': self.head_start_ms}
 
 def _to_cpu(out):
     if isinstance(out, torch.Tensor): return out.detach().to('cpu', copy=True)
