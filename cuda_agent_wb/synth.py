@@ -6,7 +6,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/synth.html.md"""
 
 # %% ../nbs/10_synth.ipynb #fb9a20b3
 from __future__ import annotations
-import ast, copy, difflib, hashlib, importlib, inspect, json, math, os, random, re, sys, time, warnings
+import ast, copy, difflib, gc, hashlib, importlib, inspect, json, math, os, random, re, sys, time, warnings
 from collections import Counter, deque
 from dataclasses import dataclass, field, asdict, fields
 from pathlib import Path
@@ -22,18 +22,18 @@ __all__ = ['PAPER_OP_COUNTS', 'PAPER_TRANSFORMERS_SHARE', 'PARAM_RULES', 'RULE_O
            'TRANSFORMERS_ARCHS', 'TRANSFORMERS_BLOCKS', 'DEFAULT_FAMILY_WEIGHTS', 'LAYOUT_WEIGHTS', 'STATIC_STAGES',
            'DYNAMIC_STAGES', 'STAGES', 'STOCHASTIC', 'STAGE_CHECKS', 'LLM_SYSTEM', 'rule_for', 'optional_rule',
            'ShapeError', 'pick_rule', 'param_shape', 'rule_value', 'SeedOp', 'resolve', 'Step', 'pick_step',
-           'step_values', 'op_callable', 'estimate_cost', 'estimate_ms', 'tune_batch', 'time_ms', 'calibrate_cpu',
-           'Excluded', 'check_probe_output', 'probe_rank', 'op_family', 'probe_op', 'arg_specs', 'forward_specs',
-           'crawl_one', 'torch_candidates', 'config_args', 'transformers_candidates', 'Catalogue', 'crawl_seed_ops',
-           'save_catalogue', 'load_catalogue', 'catalogue_report', 'Composition', 'input_shape', 'Realized', 'realize',
-           'Composer', 'emit_source', 'Candidate', 'FilterConfig', 'canonical_tokens', 'ast_similarity',
-           'KernelBenchIndex', 'StaticGate', 'check_runs_eager', 'stochastic_calls', 'check_deterministic',
-           'check_not_constant', 'check_input_sensitive', 'check_weight_sensitive', 'check_workload', 'compile_env',
-           'check_runs_compile', 'check_dynamic', 'WorkerPool', 'default_workers', 'Checker', 'filter_fingerprint',
-           'CheckCache', 'passed', 'run_dynamic', 'llm_prompt', 'extract_code', 'LLMComposer', 'SynthConfig',
-           'make_composer', 'SynthRun', 'pd_frame', 'synthesize', 'dataset_row', 'write_dataset', 'funnel',
-           'op_count_category', 'op_count_figure', 'op_frequency_figure', 'funnel_figure', 'eager_figure',
-           'write_report', 'write_run', 'read_ops6k_rows', 'recheck']
+           'step_values', 'op_callable', 'estimate_cost', 'estimate_ms', 'tune_batch', 'memory_batch', 'time_ms',
+           'calibrate_cpu', 'Excluded', 'check_probe_output', 'probe_rank', 'op_family', 'probe_op', 'arg_specs',
+           'forward_specs', 'crawl_one', 'torch_candidates', 'config_args', 'transformers_candidates', 'Catalogue',
+           'crawl_seed_ops', 'save_catalogue', 'load_catalogue', 'catalogue_report', 'Composition', 'input_shape',
+           'Realized', 'realize', 'Composer', 'emit_source', 'Candidate', 'FilterConfig', 'canonical_tokens',
+           'ast_similarity', 'KernelBenchIndex', 'StaticGate', 'check_runs_eager', 'stochastic_calls',
+           'check_deterministic', 'check_not_constant', 'check_input_sensitive', 'check_weight_sensitive',
+           'check_workload', 'compile_env', 'check_runs_compile', 'check_dynamic', 'WorkerPool', 'default_workers',
+           'Checker', 'filter_fingerprint', 'CheckCache', 'passed', 'run_dynamic', 'llm_prompt', 'extract_code',
+           'LLMComposer', 'SynthConfig', 'make_composer', 'SynthRun', 'pd_frame', 'synthesize', 'dataset_row',
+           'write_dataset', 'funnel', 'op_count_category', 'op_count_figure', 'op_frequency_figure', 'funnel_figure',
+           'eager_figure', 'write_report', 'write_run', 'read_ops6k_rows', 'recheck']
 
 # %% ../nbs/10_synth.ipynb #928a291a
 PAPER_OP_COUNTS = {1: 0.034, 2: 0.838, 3: 0.076, 4: 0.028, 5: 0.012}   # share of torch compositions by op count
@@ -196,13 +196,13 @@ def op_callable(op: SeedOp, values: dict, device='cpu', dtype=None):
 from torch.utils._python_dispatch import TorchDispatchMode
 
 class _TrafficCounter(TorchDispatchMode):
-    "Counts aten ops and the bytes of the tensors they read and write."
-    def __init__(self): super().__init__(); self.bytes, self.kernels = 0, 0
+    "Counts aten ops, the bytes of the tensors they read and write, and the most any one op touches (`peak`)."
+    def __init__(self): super().__init__(); self.bytes, self.kernels, self.peak = 0, 0, 0
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         leaves = torch.utils._pytree.tree_leaves((args, kwargs, out))
-        self.bytes += sum(t.numel() * t.element_size() for t in leaves if isinstance(t, torch.Tensor))
-        self.kernels += 1
+        touched = sum(t.numel() * t.element_size() for t in leaves if isinstance(t, torch.Tensor))
+        self.bytes, self.kernels, self.peak = self.bytes + touched, self.kernels + 1, max(self.peak, touched)
         return out
 
 # %% ../nbs/10_synth.ipynb #29aefd71
@@ -214,13 +214,13 @@ def estimate_cost(fns, shape) -> list:
         warnings.simplefilter('ignore')
         for fn in fns:
             with FlopCounterMode(display=False) as fc, _TrafficCounter() as tc: x = fn(x)
-            costs.append(dict(flops=fc.get_total_flops(), bytes=tc.bytes, kernels=tc.kernels))
+            costs.append(dict(flops=fc.get_total_flops(), bytes=tc.bytes, kernels=tc.kernels, peak_bytes=tc.peak))
     return costs
 
 # %% ../nbs/10_synth.ipynb #8d7aa7a4
 DEVICE_MODEL = {  # a rough roofline per preset: it sizes the batch; the workload filter measures
-    'cpu': dict(gflops=20.0, gbps=5.0, launch_us=5.0, target_ms=2.0, max_batch=256),
-    'gpu': dict(gflops=40_000.0, gbps=2_000.0, launch_us=5.0, target_ms=8.0, max_batch=16_384),
+    'cpu': dict(gflops=20.0, gbps=5.0, launch_us=5.0, target_ms=2.0, max_batch=256, max_op_bytes=2**30),
+    'gpu': dict(gflops=40_000.0, gbps=2_000.0, launch_us=5.0, target_ms=8.0, max_batch=16_384, max_op_bytes=2**32),
 }
 
 def estimate_ms(costs: list, preset: str, batch: int = 1, factors=None) -> float:
@@ -231,10 +231,18 @@ def estimate_ms(costs: list, preset: str, batch: int = 1, factors=None) -> float
 
 # %% ../nbs/10_synth.ipynb #f34758ca
 def tune_batch(costs: list, preset: str, factors=None) -> int:
-    "The batch that brings the estimate to the preset's target time (at least 2, at most `max_batch`)."
+    "The batch that brings the estimate to the preset's target time (at least 2, at most `max_batch` and `memory_batch`)."
     m, fixed = DEVICE_MODEL[preset], estimate_ms(costs, preset, 0, factors)
     per_sample = estimate_ms(costs, preset, 1, factors) - fixed
-    return max(2, min(m['max_batch'], int((m['target_ms'] - fixed) / max(per_sample, 1e-9))))
+    return max(2, min(m['max_batch'], memory_batch(costs, preset), int((m['target_ms'] - fixed) / max(per_sample, 1e-9))))
+
+# %% ../nbs/10_synth.ipynb #2e3a330a
+def memory_batch(costs: list, preset: str) -> int:
+    "The largest batch at which no op touches more than the preset's `max_op_bytes`; ShapeError under 2."
+    peak = max((c.get('peak_bytes', 0) for c in costs), default=0)
+    b = DEVICE_MODEL[preset]['max_op_bytes'] // max(peak, 1)
+    if b < 2: raise ShapeError(f"too big in memory at the {preset} preset ({peak / 2**20:.0f} MiB per sample in one op)")
+    return b
 
 # %% ../nbs/10_synth.ipynb #15b5727a
 class _threads:
@@ -1243,13 +1251,14 @@ def check_dynamic(task: Task, fc: FilterConfig, device='cpu', on_stage=None) -> 
     return dict(stages=out, metrics=r.metrics)
 
 # %% ../nbs/10_synth.ipynb #4286ed8a
-def _worker_main(conn, fc: dict, device: str, threads: int):
-    "A worker process: run `check_dynamic` on each task it receives, until it receives None."
+def _worker_main(conn, fc: dict, device: str, threads: int, mem_fraction: float = 0.0):
+    "A worker process: run `check_dynamic` on each task it receives (within `mem_fraction` of its GPU), until it receives None."
     torch.set_num_threads(threads)
     compile_env()
     import torch._inductor.config as inductor_config
     inductor_config.compile_threads = 1
     if device.startswith('cuda'): torch.cuda.set_device(device)
+    if device.startswith('cuda') and mem_fraction: torch.cuda.set_per_process_memory_fraction(mem_fraction)
     warnings.simplefilter('ignore')
     fc = FilterConfig(**fc)
     conn.send(('ready', None, None))
@@ -1257,6 +1266,7 @@ def _worker_main(conn, fc: dict, device: str, threads: int):
         key, task = msg
         res = check_dynamic(Task(**task), fc, device, on_stage=lambda s: conn.send(('stage', key, s)))
         conn.send(('done', key, res))
+        if device.startswith('cuda'): gc.collect(); torch.cuda.empty_cache()   # give the memory back to the GPU's other workers
 
 # %% ../nbs/10_synth.ipynb #dc7c59b1
 class WorkerPool:
@@ -1270,7 +1280,8 @@ class WorkerPool:
 
     def _start(self, i):
         parent, child = self.ctx.Pipe()
-        p = self.ctx.Process(target=_worker_main, args=(child, asdict(self.fc), self.devices[i], self.threads), daemon=True)
+        share = 0.9 / self.devices.count(self.devices[i]) if self.devices[i].startswith('cuda') else 0.0
+        p = self.ctx.Process(target=_worker_main, args=(child, asdict(self.fc), self.devices[i], self.threads, share), daemon=True)
         p.start(); child.close()
         self.procs[i], self.conns[i], self.ready[i] = p, parent, False
 
