@@ -22,19 +22,25 @@ def main():
     ap.add_argument('--seed', type=int, default=0)
     ap.add_argument('--backend', default='cuda', choices=['cuda', 'cpu'])
     ap.add_argument('--out', default='runs/synth_gpu')
-    ap.add_argument('--workers', type=int, default=None, help='default: one per GPU')
+    ap.add_argument('--workers', type=int, default=None, help='filter workers (default: up to four per GPU)')
+    ap.add_argument('--time-limit-s', type=float, default=None,
+                    help='stop starting new batches after this many seconds and write what passed; run again to resume')
     ap.add_argument('--results', default=str(Path(__file__).parent / 'results' / 'synth_gpu.json'))
     a = ap.parse_args()
     if a.backend == 'cuda' and not torch.cuda.is_available(): raise SystemExit("no CUDA device visible: run this on a GPU machine")
     t0 = time.time()
-    run = synthesize(SynthConfig(n=a.n, seed=a.seed, out_dir=a.out, workers=a.workers), FilterConfig(backend=a.backend, stages=STAGES))
+    run = synthesize(SynthConfig(n=a.n, seed=a.seed, out_dir=a.out, workers=a.workers, time_limit_s=a.time_limit_s),
+                     FilterConfig(backend=a.backend, stages=STAGES))
+    calls = Path(a.out) / 'calls.jsonl'   # one line per call: a resumed run's wall time is the sum over its calls
+    with calls.open('a') as f: f.write(json.dumps(dict(wall_s=round(time.time() - t0, 1), kept=len(run.accepted))) + '\n')
+    walls = [json.loads(l)['wall_s'] for l in calls.read_text().splitlines()]
     preset = 'gpu' if a.backend == 'cuda' else 'cpu'
     timed = [r for r in run.records if r['metrics'].get('eager_ms') and r['est_ms'].get(preset)]
     ratio = [r['metrics']['eager_ms'] / r['est_ms'][preset] for r in timed]
     kept = run.accepted
     res = dict(
         device=torch.cuda.get_device_name(0) if a.backend == 'cuda' else 'cpu', backend=a.backend, n=a.n, seed=a.seed,
-        wall_s=round(time.time() - t0, 1), candidates=len(run.records), kept=len(kept), funnel=run.funnel,
+        wall_s=round(sum(walls), 1), calls_wall_s=walls, workers=a.workers, candidates=len(run.records), kept=len(kept), funnel=run.funnel,
         eager_ms_kept=quantiles([r['metrics']['eager_ms'] for r in kept if r['metrics'].get('eager_ms')]),
         compile_ms_kept=quantiles([r['metrics']['compile_ms'] for r in kept if r['metrics'].get('compile_ms')]),
         measured_over_estimated=dict(**quantiles(ratio), median=round(statistics.median(ratio), 3) if ratio else None, n=len(ratio)),

@@ -236,7 +236,7 @@ def tune_batch(costs: list, preset: str, factors=None) -> int:
     per_sample = estimate_ms(costs, preset, 1, factors) - fixed
     return max(2, min(m['max_batch'], memory_batch(costs, preset), int((m['target_ms'] - fixed) / max(per_sample, 1e-9))))
 
-# %% ../nbs/10_synth.ipynb #2e3a330a
+# %% ../nbs/10_synth.ipynb #ba332233
 def memory_batch(costs: list, preset: str) -> int:
     "The largest batch at which no op touches more than the preset's `max_op_bytes`; ShapeError under 2."
     peak = max((c.get('peak_bytes', 0) for c in costs), default=0)
@@ -1458,6 +1458,7 @@ class SynthConfig:
     max_candidates: int|None = None          # default 4n + 20
     workers: int|None = None                 # None: per core (cpu) / up to 4 per GPU (cuda); 0: in this process
     task_timeout_s: float = 600.0
+    time_limit_s: float|None = None          # stop starting new batches after this many seconds; write what passed (resume to go on)
 
 # %% ../nbs/10_synth.ipynb #4ed3d0de
 def make_composer(cfg: SynthConfig, policy=None):
@@ -1496,9 +1497,11 @@ def synthesize(cfg: SynthConfig, fc: FilterConfig|None = None, policy=None, prog
     cache, records, n_ok, nxt = CheckCache(out/'checks.jsonl', filter_fingerprint(fc)), [], 0, 0
     limit = cfg.max_candidates or 4 * cfg.n + 20
     with Checker(fc, cfg.workers, cfg.task_timeout_s, progress) as checker:
-        while n_ok < cfg.n and nxt < limit:
+        while n_ok < cfg.n and nxt < limit and not (cfg.time_limit_s and time.time() - t0 > cfg.time_limit_s):
             rate = max(0.2, n_ok / len(records)) if records else 0.8   # pass rate so far sizes the next batch
-            batch = range(nxt, min(limit, nxt + max(2 * checker.size, math.ceil((cfg.n - n_ok) / rate))))
+            want = math.ceil((cfg.n - n_ok) / rate)
+            if cfg.time_limit_s: want = min(want, 16 * checker.size)   # smaller batches: the time limit is checked more often
+            batch = range(nxt, min(limit, nxt + max(2 * checker.size, want)))
             nxt = batch.stop
             recs = [gate.check(composer.candidate(i)) for i in _progress(batch, progress, 'compose')]
             run_dynamic(recs, checker, cache)
