@@ -236,7 +236,7 @@ def tune_batch(costs: list, preset: str, factors=None) -> int:
     per_sample = estimate_ms(costs, preset, 1, factors) - fixed
     return max(2, min(m['max_batch'], memory_batch(costs, preset), int((m['target_ms'] - fixed) / max(per_sample, 1e-9))))
 
-# %% ../nbs/10_synth.ipynb #ba332233
+# %% ../nbs/10_synth.ipynb #5ccff915
 def memory_batch(costs: list, preset: str) -> int:
     "The largest batch at which no op touches more than the preset's `max_op_bytes`; ShapeError under 2."
     peak = max((c.get('peak_bytes', 0) for c in costs), default=0)
