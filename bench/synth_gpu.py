@@ -5,7 +5,7 @@ how the composer's GPU cost model compares with measured eager times, the funnel
 
 `--backend cpu` runs the same script on a CPU (cpu preset) to check the script itself.
 """
-import argparse, json, statistics, time
+import argparse, json, statistics, subprocess, sys, time
 from pathlib import Path
 import torch
 from cuda_agent_wb.synth import SynthConfig, FilterConfig, STAGES, synthesize
@@ -14,6 +14,26 @@ from cuda_agent_wb.synth import SynthConfig, FilterConfig, STAGES, synthesize
 def quantiles(xs, qs=(0.1, 0.5, 0.9)):
     xs = sorted(xs)
     return {f"p{int(q * 100)}": round(xs[min(len(xs) - 1, int(q * len(xs)))], 4) for q in qs} if xs else {}
+
+
+def verify_dataset(path, k, backend, workdir):
+    "Load the written dataset with `load_ops6k` and run `cawb evaluate` (kernelbench rules) on its first k tasks,\n    each with the task's own Model as the solution: does a synthesized task go through the evaluator end to end?"
+    from cuda_agent_wb.tasks import load_ops6k
+    tasks, errors = load_ops6k(path)
+    out = dict(loaded=len(tasks), load_errors=errors[:5], evaluated=[])
+    workdir = Path(workdir); workdir.mkdir(parents=True, exist_ok=True)
+    for t in tasks[:k]:
+        task_py, sol_py = workdir / f"{t.id.replace('/', '_')}.py", workdir / f"{t.id.replace('/', '_')}_sol.py"
+        task_py.write_text(t.source)
+        sol_py.write_text(t.source + "\n\nclass ModelNew(Model):\n    pass\n")
+        cmd = [sys.executable, '-c', 'from cuda_agent_wb.cli import main; main()', 'evaluate', str(task_py), str(sol_py),
+               '--backend', backend, '--rules', 'kernelbench', '--local', '--json']
+        t0 = time.time(); p = subprocess.run(cmd, capture_output=True, text=True)
+        try: r = json.loads(p.stdout.strip().splitlines()[-1])
+        except (IndexError, json.JSONDecodeError): r = dict(error=(p.stderr or p.stdout).strip().splitlines()[-1:])
+        out['evaluated'].append(dict(task=t.id, rc=p.returncode, wall_s=round(time.time() - t0, 1), correct=r.get('correct'),
+                                     speedup_vs_eager=r.get('speedup_vs_eager'), flags=r.get('flags'), error=r.get('error')))
+    return out
 
 
 def main():
@@ -26,6 +46,7 @@ def main():
     ap.add_argument('--time-limit-s', type=float, default=None,
                     help='stop starting new batches after this many seconds and write what passed; run again to resume')
     ap.add_argument('--results', default=str(Path(__file__).parent / 'results' / 'synth_gpu.json'))
+    ap.add_argument('--verify', type=int, default=3, help='load the dataset and `cawb evaluate` this many of its tasks')
     a = ap.parse_args()
     if a.backend == 'cuda' and not torch.cuda.is_available(): raise SystemExit("no CUDA device visible: run this on a GPU machine")
     t0 = time.time()
@@ -46,6 +67,8 @@ def main():
         measured_over_estimated=dict(**quantiles(ratio), median=round(statistics.median(ratio), 3) if ratio else None, n=len(ratio)),
         window_ms=FilterConfig(backend=a.backend).gpu_window_ms if a.backend == 'cuda' else FilterConfig().cpu_window_ms,
         torch=torch.__version__)
+    if len(kept) >= a.n and a.verify and run.files.get('dataset'):
+        res['verify'] = verify_dataset(run.files['dataset'], a.verify, a.backend, Path(a.out) / 'verify')
     Path(a.results).parent.mkdir(parents=True, exist_ok=True)
     Path(a.results).write_text(json.dumps(res, indent=1) + '\n')
     print(json.dumps({k: v for k, v in res.items() if k != 'funnel'}, indent=1))
