@@ -46,12 +46,15 @@ def main():
     ap.add_argument('--time-limit-s', type=float, default=None,
                     help='stop starting new batches after this many seconds and write what passed; run again to resume')
     ap.add_argument('--results', default=str(Path(__file__).parent / 'results' / 'synth_gpu.json'))
+    kb = Path('.ext/KernelBench/KernelBench')
+    ap.add_argument('--kernelbench', default=str(kb) if kb.exists() else None,
+                    help='KernelBench checkout to decontaminate against (default: .ext/KernelBench/KernelBench when present)')
     ap.add_argument('--verify', type=int, default=3, help='load the dataset and `cawb evaluate` this many of its tasks')
     a = ap.parse_args()
     if a.backend == 'cuda' and not torch.cuda.is_available(): raise SystemExit("no CUDA device visible: run this on a GPU machine")
     t0 = time.time()
     run = synthesize(SynthConfig(n=a.n, seed=a.seed, out_dir=a.out, workers=a.workers, time_limit_s=a.time_limit_s),
-                     FilterConfig(backend=a.backend, stages=STAGES))
+                     FilterConfig(backend=a.backend, stages=STAGES, kernelbench=a.kernelbench))
     calls = Path(a.out) / 'calls.jsonl'   # one line per call: a resumed run's wall time is the sum over its calls
     with calls.open('a') as f: f.write(json.dumps(dict(wall_s=round(time.time() - t0, 1), kept=len(run.accepted))) + '\n')
     walls = [json.loads(l)['wall_s'] for l in calls.read_text().splitlines()]
@@ -66,7 +69,7 @@ def main():
         compile_ms_kept=quantiles([r['metrics']['compile_ms'] for r in kept if r['metrics'].get('compile_ms')]),
         measured_over_estimated=dict(**quantiles(ratio), median=round(statistics.median(ratio), 3) if ratio else None, n=len(ratio)),
         window_ms=FilterConfig(backend=a.backend).gpu_window_ms if a.backend == 'cuda' else FilterConfig().cpu_window_ms,
-        torch=torch.__version__)
+        torch=torch.__version__, kernelbench=a.kernelbench)
     if len(kept) >= a.n and a.verify and run.files.get('dataset'):
         res['verify'] = verify_dataset(run.files['dataset'], a.verify, a.backend, Path(a.out) / 'verify')
     Path(a.results).parent.mkdir(parents=True, exist_ok=True)
