@@ -3,7 +3,8 @@ layers, bf16, gradient checkpointing) plays the real CUDA kernel environment thr
 evaluator's compile / verify / profile on the GPU) and takes a few multi-turn PPO steps (actor and critic). Records per
 step: wall time split into rollout and update, update tokens/s, generation tokens/s, the precision-path check
 (`ratio_dev`, the largest |log ratio| before the first optimiser step: 0 when behaviour and training log-probs come
-from the same path), losses, KL, clip fraction, peak GPU memory.
+from the same path), losses, KL, clip fraction, peak GPU memory. The results file is rewritten after every step (a run
+cut off later keeps what it measured); checkpoint and export times are recorded apart (`checkpoint_s`, `export_s`).
 
     python bench/train_gpu.py                      # on an H100: 3 PPO steps; writes bench/results/train_gpu.json
     python bench/train_gpu.py --steps 5 --episodes 16 --stages 1,4
@@ -15,7 +16,7 @@ A random-init model writes garbage, so the rewards are -1 (an unparseable reply 
 the episode goes on to its turn limit): the run measures the machinery — rollouts, evaluator, scoring, PPO update —
 at a realistic model size, not learning.
 """
-import argparse, json, shutil, statistics, time
+import argparse, json, shutil, statistics, sys, time
 from pathlib import Path
 import torch
 
@@ -35,6 +36,21 @@ def summarise(m, cfg, STAGES, device, n_params, extra, backend) -> dict:
         median_step_s=med('step_s'), median_rollout_s=med('rollout_s'), median_update_s=med('update_s'),
         median_update_tokens_per_s=med('tokens_per_s'), median_gen_tokens_per_s=med('gen_tokens_per_s'),
         max_ratio_dev=max((r.get('ratio_dev') or 0) for r in ppo) if ppo else None, **extra, per_step=rows)
+
+
+def save_times(out: Path) -> dict:
+    "Checkpoint and export seconds from OUT/checkpoints/times.jsonl (the trainer records them apart from the steps)."
+    f = out / 'checkpoints' / 'times.jsonl'
+    rows = [json.loads(l) for l in f.read_text().splitlines()] if f.is_file() else []
+    ck = [r['s'] for r in rows if r['kind'] == 'checkpoint']
+    ex = [r['s'] for r in rows if r['kind'] == 'export']
+    return dict(checkpoints=len(ck), checkpoint_s=round(statistics.median(ck), 2) if ck else None, export_s=ex[-1] if ex else None)
+
+
+def write(path, res: dict):
+    "Write the results JSON (atomically: a reader never sees half a file)."
+    p = Path(path); p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_suffix('.tmp'); tmp.write_text(json.dumps(res, indent=1) + '\n'); tmp.replace(p)
 
 
 def main():
@@ -69,14 +85,21 @@ def main():
         setup_s = time.time() - t0
         n_params = sum(p.numel() for p in tr.actor.parameters())
         if torch.cuda.is_available(): torch.cuda.reset_peak_memory_stats()
-        tr.run()
-        extra = dict(peak_gpu_mem_gb=round(torch.cuda.max_memory_allocated() / 2**30, 2) if torch.cuda.is_available() else None,
-                     setup_s=round(setup_s, 1), wall_s=round(time.time() - t0, 1))
         dev = torch.cuda.get_device_name(0) if a.backend == 'cuda' else 'cpu'
-        res = summarise(read_metrics(Path(a.out) / 'metrics.jsonl'), cfg, STAGES, dev, n_params, extra, a.backend)
-        res.update(torch=torch.__version__, transformers=transformers.__version__, cuda=torch.version.cuda)
-    Path(a.results).parent.mkdir(parents=True, exist_ok=True)
-    Path(a.results).write_text(json.dumps(res, indent=1) + '\n')
+
+        def result(done: bool) -> dict:
+            extra = dict(peak_gpu_mem_gb=round(torch.cuda.max_memory_allocated() / 2**30, 2) if torch.cuda.is_available() else None,
+                         setup_s=round(setup_s, 1), wall_s=round(time.time() - t0, 1), finished=done, **save_times(Path(a.out)))
+            res = summarise(read_metrics(Path(a.out) / 'metrics.jsonl'), cfg, STAGES, dev, n_params, extra, a.backend)
+            res.update(torch=torch.__version__, transformers=transformers.__version__, cuda=torch.version.cuda, command=' '.join(sys.argv))
+            return res
+
+        def on_record(rec):   # written before the step's checkpoint: a run stopped while saving keeps its numbers
+            if rec['stage'] == STAGES[4]: write(a.results, result(False))
+        tr.metrics.listeners.append(on_record)
+        tr.run()
+        res = result(True)
+    write(a.results, res)
     print(json.dumps({k: v for k, v in res.items() if k != 'per_step'}, indent=1))
 
 

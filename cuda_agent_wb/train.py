@@ -449,13 +449,14 @@ STAGES = {1: 'warmup', 2: 'rft', 3: 'value', 4: 'agentic'}
 class MetricsLog:
     "Append-only JSONL metrics; every record carries `stage` and `step`."
     def __init__(self, path, enabled=True):
-        self.path, self.enabled = Path(path), enabled
+        self.path, self.enabled, self.listeners = Path(path), enabled, []   # listeners: called with every record
         if enabled: self.path.parent.mkdir(parents=True, exist_ok=True)
     def log(self, stage: str, step: int, **metrics) -> dict:
         "Append one record (floats rounded, tensors converted)."
         rec = dict(stage=stage, step=step, time=round(time.time(), 3), **{k: _plain(v) for k, v in metrics.items()})
         if self.enabled:
             with open(self.path, 'a') as f: f.write(json.dumps(rec) + '\n')
+        for listen in self.listeners: listen(rec)
         return rec
 
 def _plain(v):
@@ -757,7 +758,8 @@ def setup_models(self: Trainer):
 @patch
 def save_checkpoint(self: Trainer):
     "Save actor, critic, optimisers, RNG and progress to OUT/checkpoints/last (atomically)."
-    d = self.out/'checkpoints'; tmp, last, old = d/'tmp', d/'last', d/'old'
+    d, t0 = self.out/'checkpoints', time.time()
+    tmp, last, old = d/'tmp', d/'last', d/'old'
     if self.acc.is_main_process and tmp.exists(): shutil.rmtree(tmp)
     self.acc.wait_for_everyone()
     with quiet_logger('accelerate.utils.other'): self.acc.save_state(str(tmp))   # "removed shared tensor": tied embeddings
@@ -766,6 +768,14 @@ def save_checkpoint(self: Trainer):
         if last.exists(): last.rename(old)
         tmp.rename(last); shutil.rmtree(old, ignore_errors=True)
     self.acc.wait_for_everyone()
+    self.log_save_time('checkpoint', time.time() - t0)
+
+@patch
+def log_save_time(self: Trainer, kind: str, seconds: float):
+    "Append how long a checkpoint or export took to OUT/checkpoints/times.jsonl (kept apart from the step times)."
+    if not self.acc.is_main_process: return
+    f = self.out/'checkpoints'/'times.jsonl'; f.parent.mkdir(parents=True, exist_ok=True)
+    with open(f, 'a') as fh: fh.write(json.dumps(dict(kind=kind, stage=self.state['stage'], step=self.state['step'], s=round(seconds, 3))) + '\n')
 
 # %% ../nbs/12_train.ipynb #a3e7ed51
 @patch
@@ -1213,7 +1223,7 @@ def run(self: Trainer) -> Path:
             runners[s]()
             self.state['done'].append(s); self.state.update(stage=None, step=0)
             self.save_checkpoint()
-        self.export(self.out/'final')
+        t0 = time.time(); self.export(self.out/'final'); self.log_save_time('export', time.time() - t0)
     finally: self.close()
     return self.out
 
