@@ -1078,7 +1078,7 @@ def rft_pool(self: Trainer) -> list[dict]:
             if c.rft_scripted: trajs += self._bisect_pool(d/'scripted')
             return trajs
         mine = [self.tasks()[i] for i in self.shard_of(len(self.tasks()))]
-        trajs = self.rollout_kernel(mine, d/'actor', c.rft_max_turns, samples=c.rft_samples)
+        trajs = self.rollout_kernel(mine, d/'actor', c.rft_max_turns, samples=c.rft_samples) if c.rft_samples else []
     if c.rft_scripted:
         from cuda_agent_wb.agent import script_path, load_script
         have = [t for t in mine if script_path(t.id, c.backend).is_file()]

@@ -152,3 +152,30 @@ def test_two_processes_ddp_on_cpu(tmp_path):
     assert m[(m['stage'] == 'rft') & (m['phase'] == 'filter')]['pool'].tolist() == [18.0]   # 8 sampled + 10 expert demos
     assert len((out/'rft'/'dataset.jsonl').read_text().splitlines()) >= 10
     assert len(list((out/'trajectories'/'agentic'/'it0000').glob('*.jsonl'))) == 8
+
+
+def test_bench_scripts_write_results_during_the_run_and_time_saves_apart(tmp_path):
+    "bench/train_gpu.py and bench/train_demo.py (their CPU checks) write results as they go; saves are timed apart."
+    gpu = subprocess.run([sys.executable, str(ROOT/'bench/train_gpu.py'), '--backend', 'cpu', '--steps', '1', '--episodes', '2',
+                          '--set', 'tiny={"hidden": 64, "layers": 2, "heads": 4, "kv_heads": 2}', '--set', 'dtype=float32',
+                          '--set', 'grad_ckpt=false', '--set', 'max_new_tokens=16', '--set', 'max_turns=1', '--set', 'samples_per_task=1',
+                          '--set', 'mini_batch=2', '--out', str(tmp_path/'tg'), '--results', str(tmp_path/'tg.json')],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert gpu.returncode == 0, gpu.stderr[-2000:]
+    r = json.loads((tmp_path/'tg.json').read_text())
+    assert r['finished'] and r['steps'] == 1 and r['checkpoints'] >= 2 and r['checkpoint_s'] >= 0 and r['export_s'] >= 0
+    sets = ['warmup_iterations=1', 'warmup_episodes=8', 'rft_samples=8', 'sft_epochs=1', 'value_epochs=1', 'ppo_iterations=2',
+            'ppo_episodes=8', 'mini_batch=8', 'micro_batch=8']
+    demo = [sys.executable, str(ROOT/'bench/train_demo.py'), '--preset', 'toy', '--backend', 'cpu', '--out', str(tmp_path/'td'),
+            '--results', str(tmp_path/'td.json'), *[x for s in sets for x in ('--set', s)]]
+    d = subprocess.run(demo, capture_output=True, text=True, cwd=ROOT)
+    assert d.returncode == 0, d.stderr[-2000:]
+    r = json.loads((tmp_path/'td.json').read_text())
+    assert r['finished'] and r['agentic_iterations'] == 2 and len(r['curve']) == 2 and r['minutes'] > 0
+    assert r['final_reward_mean'] == r['curve'][-1]['reward_mean'] and (tmp_path/'td.html').stat().st_size > 1000
+    # a second call resumes a finished run: nothing new is trained, and its time is added to the first call's
+    d2 = subprocess.run(demo, capture_output=True, text=True, cwd=ROOT)
+    assert d2.returncode == 0, d2.stderr[-2000:]
+    r2 = json.loads((tmp_path/'td.json').read_text())
+    assert r2['curve'] == r['curve'] and r2['minutes'] >= r['minutes']
+    assert len((tmp_path/'td'/'calls.jsonl').read_text().splitlines()) == 2

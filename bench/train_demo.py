@@ -1,0 +1,85 @@
+"""Learning on the real kernel environment: the `gpu-100m-demo` preset starts from a random-init ~100M-parameter model,
+fine-tunes it on the bundled scripted CUDA trajectories (stage 2, rejection fine-tuning: the scripts are replayed
+through the evaluator, their trajectories kept if they pass), pretrains the critic (stage 3), then runs agentic PPO on
+the same bundled CUDA tasks (stage 4). It learns the bundled tasks: no held-out claim.
+
+    python bench/train_demo.py                         # on an H100; rerun to resume (each call can be cut off)
+    python bench/train_demo.py --preset cpu-demo --backend cpu --results /tmp/train_demo_cpu.json   # the same on a CPU
+
+Writes, after every training record (so a call stopped mid-run keeps its numbers): bench/results/train_demo.json with
+`final_reward_mean`, `final_pass_rate` (the last agentic iteration), `minutes` (summed over calls, from each call's
+start to its last record), the per-iteration curve, and bench/results/train_demo.html (the run's metric curves).
+"""
+import argparse, json, sys, time
+from pathlib import Path
+import torch
+
+
+def call_minutes(calls: Path) -> float:
+    "Minutes summed over every call of the run (each from its start to its last record)."
+    rows = [json.loads(l) for l in calls.read_text().splitlines() if l.strip()] if calls.is_file() else []
+    return round(sum(r['last'] - r['start'] for r in rows) / 60, 2)
+
+
+def touch_call(calls: Path, start: float, last: float):
+    "Record this call's start and latest time (the line of this call is rewritten in place)."
+    rows = [json.loads(l) for l in calls.read_text().splitlines() if l.strip()] if calls.is_file() else []
+    rows = [r for r in rows if r['start'] != start] + [dict(start=start, last=last)]
+    calls.write_text(''.join(json.dumps(r) + '\n' for r in rows))
+
+
+def summarise(out: Path, cfg, minutes: float, extra: dict) -> dict:
+    "The results record: the last agentic iteration's reward and pass rate, the curve, the stages' times."
+    from cuda_agent_wb.train import read_metrics, STAGES
+    m = read_metrics(out / 'metrics.jsonl')
+    ag = m[m['stage'] == STAGES[4]] if len(m) else m
+    cols = [c for c in ('step', 'reward_mean', 'pass_rate', 'parse_error_rate', 'turns_mean', 'rollout_s', 'update_s', 'step_s') if c in ag]
+    curve = [{k: v for k, v in r.items() if v == v} for r in ag[cols].to_dict('records')] if len(ag) else []
+    sft = m[(m['stage'] == STAGES[2]) & m.get('sft_loss', m['stage']).notna()] if 'sft_loss' in m else m.iloc[:0]
+    filt = m[(m['stage'] == STAGES[2]) & (m.get('phase') == 'filter')] if 'phase' in m else m.iloc[:0]
+    return dict(
+        preset=cfg.preset, model=cfg.tiny, tasks=cfg.tasks, backend=cfg.backend, minutes=minutes,
+        final_reward_mean=curve[-1].get('reward_mean') if curve else None, final_pass_rate=curve[-1].get('pass_rate') if curve else None,
+        first_reward_mean=curve[0].get('reward_mean') if curve else None, agentic_iterations=len(curve),
+        rft_kept=int(filt['kept'].iloc[-1]) if len(filt) and 'kept' in filt else None,
+        sft_steps=len(sft), sft_loss_first=float(sft['sft_loss'].iloc[0]) if len(sft) else None,
+        sft_loss_last=float(sft['sft_loss'].iloc[-1]) if len(sft) else None, curve=curve, **extra)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--preset', default='gpu-100m-demo')
+    ap.add_argument('--backend', default='cuda', choices=['cuda', 'cpu'])
+    ap.add_argument('--out', default='runs/train_demo')
+    ap.add_argument('--set', action='append', default=[], metavar='KEY=VALUE', help='override a TrainConfig field')
+    ap.add_argument('--fresh', action='store_true', help='start over instead of resuming OUT')
+    ap.add_argument('--results', default=str(Path(__file__).parent / 'results' / 'train_demo.json'))
+    a = ap.parse_args()
+    if a.backend == 'cuda' and not torch.cuda.is_available(): raise SystemExit("no CUDA device visible: run this on a GPU machine")
+    import transformers
+    from cuda_agent_wb.train import Trainer, make_config, parse_overrides, plot_metrics
+    start, out = time.time(), Path(a.out)
+    cfg = make_config(a.preset, out_dir=a.out, backend=a.backend, resume=not a.fresh, **parse_overrides(a.set))
+    tr = Trainer(cfg)
+    calls = out / 'calls.jsonl'
+    if a.fresh and calls.exists(): calls.unlink()
+    dev = torch.cuda.get_device_name(0) if a.backend == 'cuda' else 'cpu'
+    extra = dict(device=dev, torch=torch.__version__, transformers=transformers.__version__, cuda=torch.version.cuda,
+                 actor_params=sum(p.numel() for p in tr.actor.parameters()), command=' '.join(sys.argv),
+                 claim='learning the bundled tasks it was fine-tuned on (no held-out tasks)')
+
+    def write(done: bool):
+        touch_call(calls, start, time.time())
+        res = summarise(out, cfg, call_minutes(calls), dict(extra, finished=done))
+        p = Path(a.results); p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_suffix('.tmp'); tmp.write_text(json.dumps(res, indent=1) + '\n'); tmp.replace(p)
+        if (out / 'metrics.jsonl').is_file(): plot_metrics(out / 'metrics.jsonl').write_html(p.with_suffix('.html'), include_plotlyjs='cdn')
+        return res
+
+    tr.metrics.listeners.append(lambda rec: write(False))
+    tr.run()
+    res = write(True)
+    print(json.dumps({k: v for k, v in res.items() if k != 'curve'}, indent=1))
+
+
+if __name__ == '__main__': main()
