@@ -33,7 +33,7 @@ def summarise(out: Path, cfg, minutes: float, extra: dict) -> dict:
     from cuda_agent_wb.train import read_metrics, STAGES
     m = read_metrics(out / 'metrics.jsonl')
     ag = m[m['stage'] == STAGES[4]] if len(m) else m
-    cols = [c for c in ('step', 'reward_mean', 'pass_rate', 'parse_error_rate', 'turns_mean', 'rollout_s', 'update_s', 'step_s') if c in ag]
+    cols = [c for c in ('step', 'reward_mean', 'pass_rate', 'parse_error_rate', 'turns_mean', 'rollout_s', 'gen_s', 'wait_s', 'update_s', 'step_s') if c in ag]
     curve = [{k: v for k, v in r.items() if v == v} for r in ag[cols].to_dict('records')] if len(ag) else []
     sft = m[(m['stage'] == STAGES[2]) & m.get('sft_loss', m['stage']).notna()] if 'sft_loss' in m else m.iloc[:0]
     filt = m[(m['stage'] == STAGES[2]) & (m.get('phase') == 'filter')] if 'phase' in m else m.iloc[:0]
@@ -57,7 +57,7 @@ def main():
     a = ap.parse_args()
     if a.backend == 'cuda' and not torch.cuda.is_available(): raise SystemExit("no CUDA device visible: run this on a GPU machine")
     import transformers
-    from cuda_agent_wb.train import Trainer, make_config, parse_overrides, plot_metrics
+    from cuda_agent_wb.train import Trainer, make_config, parse_overrides, plot_metrics, plot_step_times
     start, out = time.time(), Path(a.out)
     cfg = make_config(a.preset, out_dir=a.out, backend=a.backend, resume=not a.fresh, **parse_overrides(a.set))
     tr = Trainer(cfg)
@@ -73,7 +73,10 @@ def main():
         res = summarise(out, cfg, call_minutes(calls), dict(extra, finished=done))
         p = Path(a.results); p.parent.mkdir(parents=True, exist_ok=True)
         tmp = p.with_suffix('.tmp'); tmp.write_text(json.dumps(res, indent=1) + '\n'); tmp.replace(p)
-        if (out / 'metrics.jsonl').is_file(): plot_metrics(out / 'metrics.jsonl').write_html(p.with_suffix('.html'), include_plotlyjs='cdn')
+        if (out / 'metrics.jsonl').is_file():
+            figs = [plot_metrics(out / 'metrics.jsonl'), plot_step_times(out / 'metrics.jsonl')]
+            html = ''.join(f.to_html(full_html=False, include_plotlyjs='cdn' if i == 0 else False) for i, f in enumerate(figs))
+            p.with_suffix('.html').write_text(f"<html><head><meta charset='utf-8'><title>{cfg.preset}</title></head><body>{html}</body></html>")
         return res
 
     tr.metrics.listeners.append(lambda rec: write(False))

@@ -24,7 +24,7 @@ import torch
 def summarise(m, cfg, STAGES, device, n_params, extra, backend) -> dict:
     "The results record from a run's metrics table."
     keys = ['stage', 'step', 'episodes', 'reward_mean', 'pass_rate', 'turns_mean', 'parse_error_rate', 'seq_len_mean',
-            'trainable_tokens', 'rollout_s', 'update_s', 'step_s', 'tokens_per_s', 'gen_tokens_per_s', 'ratio_dev', 'policy_loss',
+            'trainable_tokens', 'rollout_s', 'gen_s', 'wait_s', 'update_s', 'step_s', 'tokens_per_s', 'gen_tokens_per_s', 'ratio_dev', 'policy_loss',
             'value_loss', 'kl', 'clip_frac', 'entropy', 'explained_var', 'grad_norm_actor', 'grad_norm_critic']
     rows = [{k: r[k] for k in keys if k in r and r[k] == r[k]} for r in m.to_dict('records')]
     ppo = [r for r in rows if r['stage'] == STAGES[4]]
@@ -33,7 +33,7 @@ def summarise(m, cfg, STAGES, device, n_params, extra, backend) -> dict:
         device=device, backend=backend, actor_params=n_params, model=cfg.tiny, dtype=cfg.dtype, grad_ckpt=cfg.grad_ckpt, tasks=cfg.tasks,
         episodes_per_step=cfg.ppo_episodes, samples_per_task=cfg.samples_per_task, max_turns=cfg.max_turns,
         max_new_tokens=cfg.max_new_tokens, micro_batch=cfg.micro_batch, rollout_workers=cfg.workers, steps=len(ppo),
-        median_step_s=med('step_s'), median_rollout_s=med('rollout_s'), median_update_s=med('update_s'),
+        median_step_s=med('step_s'), median_rollout_s=med('rollout_s'), median_gen_s=med('gen_s'), median_wait_s=med('wait_s'), median_update_s=med('update_s'),
         median_update_tokens_per_s=med('tokens_per_s'), median_gen_tokens_per_s=med('gen_tokens_per_s'),
         max_ratio_dev=max((r.get('ratio_dev') or 0) for r in ppo) if ppo else None, **extra, per_step=rows)
 

@@ -16,15 +16,15 @@ from .rl import (masked_mean, masked_whiten, forward_logprobs, outcome_token_rew
 from .agent import HFPolicy, PolicyOutput, StepOut, append_turn
 
 # %% auto #0
-__all__ = ['DTYPES', 'SINGLE_TURN_SYSTEM', 'SINGLE_TURN_TASK', 'STAGES', 'PLOT_METRICS', 'PRESETS', 'RUN_OUTPUTS',
+__all__ = ['DTYPES', 'SINGLE_TURN_SYSTEM', 'SINGLE_TURN_TASK', 'STAGES', 'PLOT_METRICS', 'STEP_PARTS', 'PRESETS', 'RUN_OUTPUTS',
            'char_tokenizer', 'tiny_config', 'init_base_model', 'quiet_transformers', 'quiet_logger', 'load_actor',
            'load_critic', 'critic_values', 'render_chat', 'stop_token_ids', 'tokenize_chat', 'trajectory_reward',
            'Episode', 'trajectory_tools', 'episode_from_trajectory', 'collate', 'GuessEnv', 'BisectPolicy',
            'parse_solution', 'SingleTurnEnv', 'ActorPolicy', 'lockstep_header', 'play_lockstep', 'MetricsLog',
-           'read_metrics', 'plot_metrics', 'TrainConfig', 'make_config', 'parse_overrides', 'save_config',
-           'load_config', 'validate_action', 'redundant_loop', 'rft_reject_reason', 'rft_filter', 'Trainer',
-           'base_tokenizer', 'full_params', 'rollout_stats', 'batch_stats', 'load_rft_dataset', 'run_pipeline',
-           'config_from_args', 'main', 'launch_command']
+           'read_metrics', 'plot_metrics', 'plot_step_times', 'TrainConfig', 'make_config', 'parse_overrides',
+           'save_config', 'load_config', 'validate_action', 'redundant_loop', 'rft_reject_reason', 'rft_filter',
+           'Trainer', 'base_tokenizer', 'full_params', 'rollout_stats', 'batch_stats', 'load_rft_dataset',
+           'run_pipeline', 'config_from_args', 'main', 'launch_command']
 
 # %% ../nbs/12_train.ipynb #1ea10510
 def char_tokenizer():
@@ -343,6 +343,7 @@ class ActorPolicy(HFPolicy):
         self.stops = sorted(stop_token_ids(tokenizer))
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.stops[0]
         self.pending, self.pending_lock, self.pool_lock = [], threading.Lock(), threading.Lock()   # see `generate_pooled`
+        self.busy_s = 0.0                # seconds the generator has been busy (the step time split: generate vs wait)
     def describe(self): return dict(super().describe(), policy=self.name, top_k=0, top_p=1.0)
 
 # %% ../nbs/12_train.ipynb #b3121b81
@@ -360,6 +361,7 @@ def _generate(self: ActorPolicy, prompts: list[list[int]]) -> tuple[list[list[in
         try: gen = self.model.generate(input_ids=ids, attention_mask=am, max_new_tokens=self.max_new_tokens, use_cache=True,
                                        pad_token_id=self.pad_id, eos_token_id=self.stops, **kw)
         finally: self.model.train(was_training)
+        self.busy_s += time.time() - t0
     outs = []
     for row in gen[:, T:].tolist():
         end = next((i for i, t in enumerate(row) if t in self.stops), len(row))
@@ -506,6 +508,18 @@ def plot_metrics(path, metrics=PLOT_METRICS, cols=3):
                                      line=dict(color=colors.get(st))), row=i // cols + 1, col=i % cols + 1)
     fig.update_layout(height=260 * rows, margin=dict(t=40, b=20, l=40, r=20))
     return fig
+
+# %% ../nbs/12_train.ipynb #7dd57eb0
+STEP_PARTS = dict(gen_s='generate', wait_s='tools / evaluator wait', update_s='score + update')
+
+def plot_step_times(path):
+    "Stacked bars of each PPO step's time: generation, waiting on the environment, the update."
+    import plotly.graph_objects as go
+    df = read_metrics(path)
+    df = df[df['stage'].isin([STAGES[1], STAGES[4]])] if 'gen_s' in df else df.iloc[:0]
+    x = [f"{st} {s}" for st, s in zip(df['stage'], df['step'])]
+    fig = go.Figure([go.Bar(name=label, x=x, y=df[k]) for k, label in STEP_PARTS.items() if k in df])
+    return fig.update_layout(barmode='stack', yaxis_title='seconds', height=320, margin=dict(t=30, b=20, l=40, r=20))
 
 # %% ../nbs/12_train.ipynb #c95174d4
 @dataclass
@@ -695,7 +709,7 @@ class Trainer:
         if not cfg.resume and self.acc.is_main_process: self.clear_run()
         self.acc.wait_for_everyone()
         self.metrics = MetricsLog(self.out/'metrics.jsonl', enabled=self.acc.is_main_process)
-        self.state, self._evaluator, self._tasks = dict(done=[], stage=None, step=0), None, None
+        self.state, self._evaluator, self._tasks, self._policy = dict(done=[], stage=None, step=0), None, None, None
         self.setup_models()
         if cfg.resume: self.load_checkpoint()
         if self.acc.is_main_process: save_config(cfg, self.out/'config.json')
@@ -822,8 +836,10 @@ def evaluator(self: Trainer):
 # %% ../nbs/12_train.ipynb #9093b3a6
 @patch
 def policy(self: Trainer) -> ActorPolicy:
-    "The live actor as a policy."
-    return ActorPolicy(self.acc.unwrap_model(self.actor), self.tok, self.cfg.max_new_tokens, self.cfg.temperature, self.cfg.max_seq_len)
+    "The live actor as a policy (one per trainer: its `busy_s` clock splits a step's rollout time)."
+    if self._policy is None:
+        self._policy = ActorPolicy(self.acc.unwrap_model(self.actor), self.tok, self.cfg.max_new_tokens, self.cfg.temperature, self.cfg.max_seq_len)
+    return self._policy
 
 # %% ../nbs/12_train.ipynb #5f961c3d
 @contextlib.contextmanager
@@ -1010,9 +1026,9 @@ def batch_stats(mbs: list[dict]) -> dict:
 @patch
 def ppo_iteration(self: Trainer, stage: int, it: int) -> dict:
     "Collect one iteration of rollouts, score them, run the PPO update; returns the metrics record."
-    c, t0 = self.cfg, time.time()
+    c, t0, g0 = self.cfg, time.time(), self.policy().busy_s
     trajs = self.collect(stage, it)
-    t1 = time.time()
+    t1, gen_s = time.time(), self.policy().busy_s - g0
     if not trajs: raise RuntimeError(f"stage {stage} iteration {it}: no trajectory was recorded (see the rollout_summary.jsonl "
                                      f"under {self.out/'trajectories'/STAGES[stage]} for the episodes' errors)")
     eps = [episode_from_trajectory(t, self.tok, c.max_seq_len) for t in trajs]
@@ -1022,7 +1038,8 @@ def ppo_iteration(self: Trainer, stage: int, it: int) -> dict:
     t2 = time.time()
     ntok = sum(b['attention_mask'].sum().item() for b in mbs) * c.ppo_epochs
     rec = dict(rollout_stats(trajs), **batch_stats(mbs), **upd, truncated_frac=_mean([e.meta['truncated'] for e in eps]),
-               rollout_s=t1 - t0, update_s=t2 - t1, step_s=t2 - t0, tokens_per_s=ntok / max(t2 - t1, 1e-9))
+               rollout_s=t1 - t0, gen_s=gen_s, wait_s=max(0.0, t1 - t0 - gen_s), update_s=t2 - t1, step_s=t2 - t0,
+               tokens_per_s=ntok / max(t2 - t1, 1e-9))
     return self.reduce(rec)
 
 # %% ../nbs/12_train.ipynb #9eebb1eb
