@@ -4,7 +4,7 @@ through the evaluator, their trajectories kept if they pass), pretrains the crit
 the same bundled CUDA tasks (stage 4). It learns the bundled tasks: no held-out claim.
 
     python bench/train_demo.py                         # on an H100; rerun to resume (each call can be cut off)
-    python bench/train_demo.py --preset cpu-demo --backend cpu --results /tmp/train_demo_cpu.json   # the same on a CPU
+    python bench/train_demo.py --preset cpu-demo --out runs/cpu_demo --results bench/results/train_demo_cpu.json   # on a CPU
 
 Writes, after every training record (so a call stopped mid-run keeps its numbers): bench/results/train_demo.json with
 `final_reward_mean`, `final_pass_rate` (the last agentic iteration), `minutes` (summed over calls, from each call's
@@ -49,21 +49,21 @@ def summarise(out: Path, cfg, minutes: float, extra: dict) -> dict:
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--preset', default='gpu-100m-demo')
-    ap.add_argument('--backend', default='cuda', choices=['cuda', 'cpu'])
+    ap.add_argument('--backend', default=None, choices=['cuda', 'cpu'], help="default: the preset's")
     ap.add_argument('--out', default='runs/train_demo')
     ap.add_argument('--set', action='append', default=[], metavar='KEY=VALUE', help='override a TrainConfig field')
     ap.add_argument('--fresh', action='store_true', help='start over instead of resuming OUT')
     ap.add_argument('--results', default=str(Path(__file__).parent / 'results' / 'train_demo.json'))
     a = ap.parse_args()
-    if a.backend == 'cuda' and not torch.cuda.is_available(): raise SystemExit("no CUDA device visible: run this on a GPU machine")
     import transformers
     from cuda_agent_wb.train import Trainer, make_config, parse_overrides, plot_metrics, plot_step_times
     start, out = time.time(), Path(a.out)
     cfg = make_config(a.preset, out_dir=a.out, backend=a.backend, resume=not a.fresh, **parse_overrides(a.set))
+    if cfg.backend == 'cuda' and not torch.cuda.is_available(): raise SystemExit("no CUDA device visible: run this on a GPU machine")
     tr = Trainer(cfg)
     calls = out / 'calls.jsonl'
     if a.fresh and calls.exists(): calls.unlink()
-    dev = torch.cuda.get_device_name(0) if a.backend == 'cuda' else 'cpu'
+    dev = torch.cuda.get_device_name(0) if cfg.backend == 'cuda' else 'cpu'
     extra = dict(device=dev, torch=torch.__version__, transformers=transformers.__version__, cuda=torch.version.cuda,
                  actor_params=sum(p.numel() for p in tr.actor.parameters()), command=' '.join(sys.argv),
                  claim='learning the bundled tasks it was fine-tuned on (no held-out tasks)')

@@ -16,15 +16,15 @@ from .rl import (masked_mean, masked_whiten, forward_logprobs, outcome_token_rew
 from .agent import HFPolicy, PolicyOutput, StepOut, append_turn
 
 # %% auto #0
-__all__ = ['DTYPES', 'SINGLE_TURN_SYSTEM', 'SINGLE_TURN_TASK', 'STAGES', 'PLOT_METRICS', 'STEP_PARTS', 'PRESETS', 'RUN_OUTPUTS',
-           'char_tokenizer', 'tiny_config', 'init_base_model', 'quiet_transformers', 'quiet_logger', 'load_actor',
-           'load_critic', 'critic_values', 'render_chat', 'stop_token_ids', 'tokenize_chat', 'trajectory_reward',
-           'Episode', 'trajectory_tools', 'episode_from_trajectory', 'collate', 'GuessEnv', 'BisectPolicy',
-           'parse_solution', 'SingleTurnEnv', 'ActorPolicy', 'lockstep_header', 'play_lockstep', 'MetricsLog',
-           'read_metrics', 'plot_metrics', 'plot_step_times', 'TrainConfig', 'make_config', 'parse_overrides',
-           'save_config', 'load_config', 'validate_action', 'redundant_loop', 'rft_reject_reason', 'rft_filter',
-           'Trainer', 'base_tokenizer', 'full_params', 'rollout_stats', 'batch_stats', 'load_rft_dataset',
-           'run_pipeline', 'config_from_args', 'main', 'launch_command']
+__all__ = ['DTYPES', 'SINGLE_TURN_SYSTEM', 'SINGLE_TURN_TASK', 'STAGES', 'PLOT_METRICS', 'STEP_PARTS', 'PRESETS',
+           'DEMO_CUDA_TASKS', 'RUN_OUTPUTS', 'char_tokenizer', 'tiny_config', 'init_base_model', 'quiet_transformers',
+           'quiet_logger', 'load_actor', 'load_critic', 'critic_values', 'render_chat', 'stop_token_ids',
+           'tokenize_chat', 'trajectory_reward', 'Episode', 'trajectory_tools', 'episode_from_trajectory', 'collate',
+           'GuessEnv', 'BisectPolicy', 'parse_solution', 'SingleTurnEnv', 'ActorPolicy', 'lockstep_header',
+           'play_lockstep', 'MetricsLog', 'read_metrics', 'plot_metrics', 'plot_step_times', 'TrainConfig',
+           'make_config', 'parse_overrides', 'save_config', 'load_config', 'validate_action', 'redundant_loop',
+           'rft_reject_reason', 'rft_filter', 'Trainer', 'base_tokenizer', 'full_params', 'rollout_stats',
+           'batch_stats', 'load_rft_dataset', 'run_pipeline', 'config_from_args', 'main', 'launch_command']
 
 # %% ../nbs/12_train.ipynb #1ea10510
 def char_tokenizer():
@@ -610,6 +610,17 @@ PRESETS = {
                      mini_batch=8, micro_batch=2, rft_samples=1, rft_max_turns=4, rft_scripted=True, sft_epochs=1, sft_batch=4,
                      value_epochs=1, value_batch=4, ppo_iterations=3, ppo_episodes=8, samples_per_task=2, max_turns=4, workers=8),
 }
+DEMO_CUDA_TASKS = ['relu', 'scale_gelu', 'softmax', 'sum_reduce', 'matmul', 'linear_relu', 'layernorm', 'rmsnorm_silu_mul']
+PRESETS['gpu-100m-demo'] = dict(PRESETS['gpu-100m'], stages=[2, 3, 4], tasks=DEMO_CUDA_TASKS, rft_samples=0, rft_scripted=True,
+                                sft_epochs=30, sft_lr=3e-4, sft_batch=1, micro_batch=1, value_epochs=2, value_batch=1,
+                                max_new_tokens=1024, max_turns=16, temperature=0.5, actor_lr=1e-6, critic_lr=1e-5,
+                                ppo_iterations=4, ppo_episodes=8, samples_per_task=1, mini_batch=8, save_every=5)
+PRESETS['cpu-demo'] = dict(PRESETS['tiny-cpu'], stages=[2, 3, 4], tasks=['relu'],
+                           tiny=dict(hidden=256, layers=4, heads=4, kv_heads=2, intermediate=1024, max_positions=16384),
+                           rft_samples=0, rft_scripted=True, sft_epochs=300, sft_lr=2e-3, sft_batch=1, micro_batch=1,
+                           value_epochs=2, max_new_tokens=1024, max_seq_len=16384, max_turns=16, temperature=0.5,
+                           actor_lr=1e-5, critic_lr=1e-4, ppo_iterations=3, ppo_episodes=2, samples_per_task=2, mini_batch=2,
+                           workers=2, save_every=50)
 
 # %% ../nbs/12_train.ipynb #7817bf89
 def make_config(preset='tiny-cpu', **overrides) -> TrainConfig:
