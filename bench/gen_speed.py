@@ -7,7 +7,8 @@ a 104M model, about 0.13 s per decode step for a batch of 8 with 5.6k-token prom
     python bench/gen_speed.py --backend cpu --set tiny='{"hidden": 64, "layers": 2, "heads": 4, "kv_heads": 2}' \\
         --set dtype=float32 --prompt 512 --new 16                # checks the script itself on a CPU
 
-Rows: the Trainer's actor through `ActorPolicy._generate` (what rollouts use), the same model called directly with
+Rows: the Trainer's actor through `ActorPolicy._generate` (what rollouts use; also with `gen_cache=static`, whose first
+call per batch size includes compiling the decode step), the same model called directly with
 and without the KV cache, and a freshly built model without gradient checkpointing; each for batch 1 and batch 8.
 Per-step time = (time for `new` tokens - time for 1 token) / (new - 1), so the prompt's prefill is left out.
 """
@@ -64,6 +65,11 @@ def main():
                 attn=model.config._attn_implementation, dtype=str(next(model.parameters()).dtype), device=str(dev))
     print(info, flush=True)
     for b in (1, 8): row('ActorPolicy._generate (rollout path)', b, via_policy(b))
+    pol.cache = 'static'                     # gen_cache=static: fixed-size cache; on a GPU generate compiles the decode step
+    for b in (1, 8):
+        t0 = time.perf_counter(); via_policy(b)(2); first = round(time.perf_counter() - t0, 1)   # includes the compile
+        row('ActorPolicy._generate, static cache', b, via_policy(b)); rows[-1]['first_call_s'] = first
+    pol.cache = 'dynamic'
     model.generation_config.min_new_tokens = None
     model.eval()
     for b in (1, 8):

@@ -16,7 +16,7 @@ from .rl import (masked_mean, masked_whiten, forward_logprobs, outcome_token_rew
 from .agent import HFPolicy, PolicyOutput, StepOut, append_turn
 
 # %% auto #0
-__all__ = ['DTYPES', 'SINGLE_TURN_SYSTEM', 'SINGLE_TURN_TASK', 'STAGES', 'PLOT_METRICS', 'STEP_PARTS', 'PRESETS',
+__all__ = ['DTYPES', 'SINGLE_TURN_SYSTEM', 'SINGLE_TURN_TASK', 'GEN_CACHES', 'STAGES', 'PLOT_METRICS', 'STEP_PARTS', 'PRESETS',
            'DEMO_CUDA_TASKS', 'RUN_OUTPUTS', 'char_tokenizer', 'tiny_config', 'init_base_model', 'quiet_transformers',
            'quiet_logger', 'load_actor', 'load_critic', 'critic_values', 'render_chat', 'stop_token_ids',
            'tokenize_chat', 'trajectory_reward', 'Episode', 'trajectory_tools', 'episode_from_trajectory', 'collate',
@@ -335,12 +335,15 @@ def step(self: SingleTurnEnv, action, parse_error=None):
                    info=dict(ok=True, result=d, solution=files))
 
 # %% ../nbs/12_train.ipynb #71f5dc8d
+GEN_CACHES = ('dynamic', 'static')
+
 class ActorPolicy(HFPolicy):
     "The actor under training as a policy: HFPolicy's rendering, pure sampling, batched generation."
     name = 'actor'
-    def __init__(self, model, tokenizer, max_new_tokens=None, temperature=1.0, context_tokens=None):
+    def __init__(self, model, tokenizer, max_new_tokens=None, temperature=1.0, context_tokens=None, cache='dynamic'):
         super().__init__(model, tokenizer, max_new_tokens=max_new_tokens, temperature=temperature, context_tokens=context_tokens)
-        self.stops = sorted(stop_token_ids(tokenizer))
+        if cache not in GEN_CACHES: raise ValueError(f"cache must be one of {', '.join(GEN_CACHES)}, not {cache!r}")
+        self.cache, self.stops = cache, sorted(stop_token_ids(tokenizer))
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.stops[0]
         self.pending, self.pending_lock, self.pool_lock = [], threading.Lock(), threading.Lock()   # see `generate_pooled`
         self.busy_s = 0.0                # seconds the generator has been busy (the step time split: generate vs wait)
@@ -359,7 +362,7 @@ def _generate(self: ActorPolicy, prompts: list[list[int]]) -> tuple[list[list[in
         t0, was_training = time.time(), self.model.training
         self.model.eval()                # eval mode: no dropout, and the KV cache (training mode with checkpointing drops it)
         try: gen = self.model.generate(input_ids=ids, attention_mask=am, max_new_tokens=self.max_new_tokens, use_cache=True,
-                                       pad_token_id=self.pad_id, eos_token_id=self.stops, **kw)
+                                       pad_token_id=self.pad_id, eos_token_id=self.stops, **kw, **self.cache_kwargs())
         finally: self.model.train(was_training)
         self.busy_s += time.time() - t0
     outs = []
@@ -367,6 +370,16 @@ def _generate(self: ActorPolicy, prompts: list[list[int]]) -> tuple[list[list[in
         end = next((i for i, t in enumerate(row) if t in self.stops), len(row))
         outs.append(row[:end])
     return outs, time.time() - t0
+
+# %% ../nbs/12_train.ipynb #c856ccb8
+@patch
+def cache_kwargs(self: ActorPolicy) -> dict:
+    "`generate` settings for the policy's KV cache (nothing extra for the dynamic one)."
+    if self.cache == 'dynamic': return {}
+    from transformers import GenerationConfig
+    kw = dict(cache_implementation='static')
+    if self.context_tokens and hasattr(GenerationConfig(), 'max_cache_len'): kw['max_cache_len'] = self.context_tokens
+    return kw
 
 # %% ../nbs/12_train.ipynb #72014cba
 @patch
@@ -542,6 +555,7 @@ class TrainConfig:
     lora: dict|None = None
     # sampling
     temperature: float = 1.0
+    gen_cache: str = 'dynamic'           # sampling's KV cache: 'dynamic', or 'static' (fixed size; on a GPU the decode step is compiled with CUDA graphs)
     max_new_tokens: int = 4096
     max_seq_len: int = 131072
     # PPO (stages 1 and 4)
@@ -849,7 +863,8 @@ def evaluator(self: Trainer):
 def policy(self: Trainer) -> ActorPolicy:
     "The live actor as a policy (one per trainer: its `busy_s` clock splits a step's rollout time)."
     if self._policy is None:
-        self._policy = ActorPolicy(self.acc.unwrap_model(self.actor), self.tok, self.cfg.max_new_tokens, self.cfg.temperature, self.cfg.max_seq_len)
+        self._policy = ActorPolicy(self.acc.unwrap_model(self.actor), self.tok, self.cfg.max_new_tokens, self.cfg.temperature,
+                                   self.cfg.max_seq_len, cache=self.cfg.gen_cache)
     return self._policy
 
 # %% ../nbs/12_train.ipynb #5f961c3d
