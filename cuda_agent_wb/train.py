@@ -626,7 +626,7 @@ PRESETS = {
 }
 DEMO_CUDA_TASKS = ['relu', 'scale_gelu', 'softmax', 'sum_reduce', 'matmul', 'linear_relu', 'layernorm', 'rmsnorm_silu_mul']
 PRESETS['gpu-100m-demo'] = dict(PRESETS['gpu-100m'], stages=[2, 3, 4], tasks=DEMO_CUDA_TASKS, rft_samples=0, rft_scripted=True,
-                                sft_epochs=30, sft_lr=3e-4, sft_batch=1, micro_batch=1, value_epochs=2, value_batch=1,
+                                sft_epochs=40, sft_lr=3e-4, sft_batch=1, micro_batch=1, value_epochs=2, value_batch=1,
                                 max_new_tokens=1024, max_turns=16, temperature=0.5, actor_lr=1e-6, critic_lr=1e-5,
                                 ppo_iterations=4, ppo_episodes=8, samples_per_task=1, mini_batch=8, save_every=5)
 PRESETS['cpu-demo'] = dict(PRESETS['tiny-cpu'], stages=[2, 3, 4], tasks=['relu'],
