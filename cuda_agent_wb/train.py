@@ -20,11 +20,12 @@ __all__ = ['DTYPES', 'SINGLE_TURN_SYSTEM', 'SINGLE_TURN_TASK', 'GEN_CACHES', 'ST
            'DEMO_CUDA_TASKS', 'RUN_OUTPUTS', 'char_tokenizer', 'tiny_config', 'init_base_model', 'quiet_transformers',
            'quiet_logger', 'load_actor', 'load_critic', 'critic_values', 'render_chat', 'stop_token_ids',
            'tokenize_chat', 'trajectory_reward', 'Episode', 'trajectory_tools', 'episode_from_trajectory', 'collate',
-           'GuessEnv', 'BisectPolicy', 'parse_solution', 'SingleTurnEnv', 'ActorPolicy', 'lockstep_header',
-           'play_lockstep', 'MetricsLog', 'read_metrics', 'plot_metrics', 'plot_step_times', 'TrainConfig',
-           'make_config', 'parse_overrides', 'save_config', 'load_config', 'validate_action', 'redundant_loop',
-           'rft_reject_reason', 'rft_filter', 'Trainer', 'base_tokenizer', 'full_params', 'rollout_stats',
-           'batch_stats', 'load_rft_dataset', 'run_pipeline', 'config_from_args', 'main', 'launch_command']
+           'GuessEnv', 'BisectPolicy', 'parse_solution', 'SingleTurnEnv', 'ActorPolicy', 'static_batch',
+           'lockstep_header', 'play_lockstep', 'MetricsLog', 'read_metrics', 'plot_metrics', 'plot_step_times',
+           'TrainConfig', 'make_config', 'parse_overrides', 'save_config', 'load_config', 'validate_action',
+           'redundant_loop', 'rft_reject_reason', 'rft_filter', 'Trainer', 'base_tokenizer', 'full_params',
+           'rollout_stats', 'batch_stats', 'load_rft_dataset', 'run_pipeline', 'config_from_args', 'main',
+           'launch_command']
 
 # %% ../nbs/12_train.ipynb #1ea10510
 def char_tokenizer():
@@ -353,7 +354,8 @@ class ActorPolicy(HFPolicy):
 @patch
 def _generate(self: ActorPolicy, prompts: list[list[int]]) -> tuple[list[list[int]], float]:
     "Sample one reply per prompt (left-padded batch); returns the reply ids (up to the stop token) and seconds."
-    dev = next(self.model.parameters()).device
+    dev, n = next(self.model.parameters()).device, len(prompts)
+    if self.cache == 'static': prompts = prompts + [prompts[-1]] * (static_batch(n) - n)   # few batch sizes: few compiles
     T = max(map(len, prompts))
     ids = torch.tensor([[self.pad_id] * (T - len(p)) + p for p in prompts], device=dev)
     am = torch.tensor([[0] * (T - len(p)) + [1] * len(p) for p in prompts], device=dev)
@@ -366,7 +368,7 @@ def _generate(self: ActorPolicy, prompts: list[list[int]]) -> tuple[list[list[in
         finally: self.model.train(was_training)
         self.busy_s += time.time() - t0
     outs = []
-    for row in gen[:, T:].tolist():
+    for row in gen[:n, T:].tolist():
         end = next((i for i, t in enumerate(row) if t in self.stops), len(row))
         outs.append(row[:end])
     return outs, time.time() - t0
@@ -380,6 +382,10 @@ def cache_kwargs(self: ActorPolicy) -> dict:
     kw = dict(cache_implementation='static')
     if self.context_tokens and hasattr(GenerationConfig(), 'max_cache_len'): kw['max_cache_len'] = self.context_tokens
     return kw
+
+def static_batch(n: int) -> int:
+    "The batch a static-cache generation pads `n` prompts to: the next power of two (each size is one compile)."
+    return 1 << max(0, n - 1).bit_length()
 
 # %% ../nbs/12_train.ipynb #72014cba
 @patch
