@@ -438,8 +438,10 @@ workdir) gives the rules, the layout and the workflow.
 
 {skill}"""
 
+# no absolute path: every tool runs in the workdir, and a prompt that names no host folder is the same for every
+# episode of a task (a policy fine-tuned on one replay is not thrown by another's folder; a prefix cache can share it)
 TASK_PROMPT = """Task `{id}` ({backend} backend, size preset `{preset}`). The reference is `model.py` in the workdir \
-{workdir}:
+(the folder every tool works in):
 
 ```python
 {source}
@@ -483,7 +485,7 @@ def _reset(self: KernelEnv, resume: bool = False) -> list[dict]:
     facts = _BACKEND_FACTS[self.backend]
     return [dict(role='system', content=SYSTEM_PROMPT.format(lang=facts['lang'], skill=skill_document(self.backend))),
             dict(role='user', content=TASK_PROMPT.format(id=self.task.id, backend=self.backend, preset=_preset(self),
-                                                         workdir=self.workdir, source=self.task.source.strip()))]
+                                                         source=self.task.source.strip()))]
 KernelEnv.reset = _reset
 
 # %% ../nbs/08_agent.ipynb #680f6a4d
