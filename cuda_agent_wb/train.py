@@ -591,6 +591,7 @@ class TrainConfig:
     rft_min_reward: float = 0.0          # keep reward > this
     rft_max_repeats: int = 3             # drop a trajectory repeating one action this many times
     rft_scripted: bool = False           # add the bundled scripted trajectories (expert demos) to the pool
+    rft_script_samples: int = 1          # replays of each script (each sees other timings in its observations)
     sft_epochs: int = 2
     sft_lr: float = 1e-5
     sft_batch: int = 64
@@ -632,12 +633,12 @@ PRESETS = {
 }
 DEMO_CUDA_TASKS = ['relu', 'scale_gelu', 'softmax', 'sum_reduce', 'matmul', 'linear_relu', 'layernorm', 'rmsnorm_silu_mul']
 PRESETS['gpu-100m-demo'] = dict(PRESETS['gpu-100m'], stages=[2, 3, 4], tasks=DEMO_CUDA_TASKS, rft_samples=0, rft_scripted=True,
-                                sft_epochs=40, sft_lr=3e-4, sft_batch=1, micro_batch=1, value_epochs=2, value_batch=1,
+                                rft_script_samples=4, sft_epochs=10, sft_lr=3e-4, sft_batch=1, micro_batch=1, value_epochs=2, value_batch=1,
                                 max_new_tokens=1024, max_turns=16, temperature=0.5, actor_lr=1e-6, critic_lr=1e-5,
                                 ppo_iterations=4, ppo_episodes=8, samples_per_task=1, mini_batch=8, save_every=5)
 PRESETS['cpu-demo'] = dict(PRESETS['tiny-cpu'], stages=[2, 3, 4], tasks=['relu'],
                            tiny=dict(hidden=256, layers=4, heads=4, kv_heads=2, intermediate=1024, max_positions=16384),
-                           rft_samples=0, rft_scripted=True, sft_epochs=150, sft_lr=2e-3, sft_batch=1, micro_batch=1,
+                           rft_samples=0, rft_scripted=True, rft_script_samples=4, sft_epochs=50, sft_lr=2e-3, sft_batch=1, micro_batch=1,
                            value_epochs=2, max_new_tokens=1024, max_seq_len=16384, max_turns=16, temperature=0.5,
                            actor_lr=1e-5, critic_lr=1e-4, ppo_iterations=3, ppo_episodes=2, samples_per_task=2, mini_batch=2,
                            workers=2, save_every=50)
@@ -1132,7 +1133,8 @@ def rft_pool(self: Trainer) -> list[dict]:
         from cuda_agent_wb.agent import script_path, load_script
         have = [t for t in mine if script_path(t.id, c.backend).is_file()]
         if len(have) < len(mine): print(f"cawb train: no scripted trajectory for {', '.join(t.id for t in mine if t not in have)} on {c.backend}", file=sys.stderr)
-        trajs += self.rollout_kernel(have, d/'scripted', max(c.rft_max_turns, 50), make_policy=lambda t, k: load_script(script_path(t.id, c.backend)))
+        trajs += self.rollout_kernel(have, d/'scripted', max(c.rft_max_turns, 50), make_policy=lambda t, k: load_script(script_path(t.id, c.backend)),
+                                     samples=c.rft_script_samples)
     return trajs
 
 # %% ../nbs/12_train.ipynb #56866980
