@@ -13,10 +13,10 @@ from fastcore.basics import patch
 from .config import get_settings, cache_dir
 
 # %% auto #0
-__all__ = ['TIMING_METHOD', 'ATEN_KERNEL_MARKERS', 'set_precision_policy', 'device_name', 'env_fingerprint', 'device_lock_key',
-           'DeviceLock', 'Timer', 'calls_for_budget', 'median_ci', 'summarise', 'baseline_key', 'use_compile_cache',
-           'measure_baselines', 'cached_baselines', 'quiet_stderr', 'kernel_table', 'reference_kernel_table',
-           'torch_kernels', 'profile_records', 'call_spans']
+__all__ = ['TIMING_METHOD', 'PROFILER_LOCK', 'ATEN_KERNEL_MARKERS', 'set_precision_policy', 'device_name', 'env_fingerprint',
+           'device_lock_key', 'DeviceLock', 'Timer', 'calls_for_budget', 'median_ci', 'summarise', 'baseline_key',
+           'use_compile_cache', 'measure_baselines', 'cached_baselines', 'quiet_stderr', 'kernel_table',
+           'reference_kernel_table', 'torch_kernels', 'profile_records', 'call_spans']
 
 # %% ../nbs/06_profile.ipynb #48b7a718
 def set_precision_policy(allow_tf32: bool|str) -> dict:
@@ -209,6 +209,9 @@ def cached_baselines(key: str, compute) -> dict:
 
 # %% ../nbs/06_profile.ipynb #959ca597
 from contextlib import contextmanager
+import threading
+
+PROFILER_LOCK = threading.RLock()   # torch.profiler and fd 2 are per process: one trace at a time (concurrent ones segfault)
 
 @contextmanager
 def quiet_stderr():
@@ -228,7 +231,7 @@ def kernel_table(fn, args, device: str, calls: int = 3, top: int = 15) -> list[d
     cuda = torch.device(device).type == 'cuda'
     acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if cuda else [])
     fn(*args)
-    with quiet_stderr(), profile(activities=acts) as prof:
+    with PROFILER_LOCK, quiet_stderr(), profile(activities=acts) as prof:
         for _ in range(calls): fn(*args)
         if cuda: torch.cuda.synchronize()
     rows = []
@@ -297,7 +300,7 @@ def stream_spans(self: Timer, fn, input_sets: list, calls: int = 10) -> list[flo
     if not self.cuda: return []
     from torch.profiler import profile, ProfilerActivity, record_function
     self.gpu_sleep(1e-3); self.sync()                  # calibrates the sleep outside the trace
-    with quiet_stderr(), profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+    with PROFILER_LOCK, quiet_stderr(), profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
         for i in range(calls):
             self.flush(); self.sync()
             with record_function(f'cawb_head_{i}'): self.gpu_sleep(self.head_start_ms)
