@@ -17,7 +17,7 @@ def quantiles(xs, qs=(0.1, 0.5, 0.9)):
 
 
 def verify_dataset(path, k, backend, workdir):
-    "Load the written dataset with `load_ops6k` and run `cawb evaluate` (kernelbench rules) on its first k tasks,\n    each with the task's own Model as the solution: does a synthesized task go through the evaluator end to end?"
+    "Load the dataset with `load_ops6k`; `cawb evaluate` its first k tasks, each with its own Model as the solution."
     from cuda_agent_wb.tasks import load_ops6k
     tasks, errors = load_ops6k(path)
     out = dict(loaded=len(tasks), load_errors=errors[:5], evaluated=[])

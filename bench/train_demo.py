@@ -8,7 +8,8 @@ the same bundled CUDA tasks (stage 4). It learns the bundled tasks: no held-out 
 
 Writes, after every training record (so a call stopped mid-run keeps its numbers): bench/results/train_demo.json with
 `final_reward_mean`, `final_pass_rate` (the last agentic iteration), `minutes` (summed over calls, from each call's
-start to its last record), the per-iteration curve, and bench/results/train_demo.html (the run's metric curves).
+start to its last record), the per-iteration curve; and bench/results/train_demo.html (the run's metric curves and
+step times) after every PPO iteration and at the end.
 """
 import argparse, json, sys, time
 from pathlib import Path
@@ -35,8 +36,8 @@ def summarise(out: Path, cfg, minutes: float, extra: dict) -> dict:
     ag = m[m['stage'] == STAGES[4]] if len(m) else m
     cols = [c for c in ('step', 'reward_mean', 'pass_rate', 'parse_error_rate', 'turns_mean', 'rollout_s', 'gen_s', 'wait_s', 'update_s', 'step_s') if c in ag]
     curve = [{k: v for k, v in r.items() if v == v} for r in ag[cols].to_dict('records')] if len(ag) else []
-    sft = m[(m['stage'] == STAGES[2]) & m.get('sft_loss', m['stage']).notna()] if 'sft_loss' in m else m.iloc[:0]
-    filt = m[(m['stage'] == STAGES[2]) & (m.get('phase') == 'filter')] if 'phase' in m else m.iloc[:0]
+    sft = m[(m['stage'] == STAGES[2]) & m['sft_loss'].notna()] if 'sft_loss' in m else m.iloc[:0]
+    filt = m[(m['stage'] == STAGES[2]) & (m['phase'] == 'filter')] if 'phase' in m else m.iloc[:0]
     return dict(
         preset=cfg.preset, model=cfg.tiny, tasks=cfg.tasks, backend=cfg.backend, minutes=minutes,
         final_reward_mean=curve[-1].get('reward_mean') if curve else None, final_pass_rate=curve[-1].get('pass_rate') if curve else None,
@@ -56,7 +57,7 @@ def main():
     ap.add_argument('--results', default=str(Path(__file__).parent / 'results' / 'train_demo.json'))
     a = ap.parse_args()
     import transformers
-    from cuda_agent_wb.train import Trainer, make_config, parse_overrides, plot_metrics, plot_step_times
+    from cuda_agent_wb.train import Trainer, make_config, parse_overrides, plot_metrics, plot_step_times, STAGES
     start, out = time.time(), Path(a.out)
     cfg = make_config(a.preset, out_dir=a.out, backend=a.backend, resume=not a.fresh, **parse_overrides(a.set))
     if cfg.backend == 'cuda' and not torch.cuda.is_available(): raise SystemExit("no CUDA device visible: run this on a GPU machine")
@@ -68,18 +69,20 @@ def main():
                  actor_params=sum(p.numel() for p in tr.actor.parameters()), command=' '.join(sys.argv),
                  claim='learning the bundled tasks it was fine-tuned on (no held-out tasks)')
 
-    def write(done: bool):
+    def write(done: bool, plot: bool = True):
         touch_call(calls, start, time.time())
         res = summarise(out, cfg, call_minutes(calls), dict(extra, finished=done))
         p = Path(a.results); p.parent.mkdir(parents=True, exist_ok=True)
         tmp = p.with_suffix('.tmp'); tmp.write_text(json.dumps(res, indent=1) + '\n'); tmp.replace(p)
-        if (out / 'metrics.jsonl').is_file():
+        if plot and (out / 'metrics.jsonl').is_file():
             figs = [plot_metrics(out / 'metrics.jsonl'), plot_step_times(out / 'metrics.jsonl')]
             html = ''.join(f.to_html(full_html=False, include_plotlyjs='cdn' if i == 0 else False) for i, f in enumerate(figs))
             p.with_suffix('.html').write_text(f"<html><head><meta charset='utf-8'><title>{cfg.preset}</title></head><body>{html}</body></html>")
         return res
 
-    tr.metrics.listeners.append(lambda rec: write(False))
+    # the JSON after every record; the plots (slower: two figures) only after PPO iterations and at the end, so the
+    # fine-tuning steps are not slowed by them
+    tr.metrics.listeners.append(lambda rec: write(False, plot=rec['stage'] == STAGES[4]))
     tr.run()
     res = write(True)
     print(json.dumps({k: v for k, v in res.items() if k != 'curve'}, indent=1))

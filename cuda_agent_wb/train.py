@@ -652,6 +652,7 @@ def make_config(preset='tiny-cpu', **overrides) -> TrainConfig:
     if bad: raise ValueError(f"unknown training setting(s) {', '.join(bad)}; see TrainConfig")
     cfg = TrainConfig(**{**PRESETS.get(preset, {}), 'preset': preset, **{k: v for k, v in overrides.items() if v is not None}})
     if not set(cfg.stages) <= set(STAGES): raise ValueError(f"stages must be among 1, 2, 3, 4, not {cfg.stages}")
+    if cfg.gen_cache not in GEN_CACHES: raise ValueError(f"gen_cache must be one of {', '.join(GEN_CACHES)}, not {cfg.gen_cache!r}")
     return cfg
 
 # %% ../nbs/12_train.ipynb #8ec111ba
