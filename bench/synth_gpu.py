@@ -16,7 +16,7 @@ def quantiles(xs, qs=(0.1, 0.5, 0.9)):
     return {f"p{int(q * 100)}": round(xs[min(len(xs) - 1, int(q * len(xs)))], 4) for q in qs} if xs else {}
 
 
-def verify_dataset(path, k, backend, workdir):
+def verify_dataset(path, k, backend, workdir, timeout_s: float = 300):
     "Load the dataset with `load_ops6k`; `cawb evaluate` its first k tasks, each with its own Model as the solution."
     from cuda_agent_wb.tasks import load_ops6k
     tasks, errors = load_ops6k(path)
@@ -28,7 +28,10 @@ def verify_dataset(path, k, backend, workdir):
         sol_py.write_text(t.source + "\n\nclass ModelNew(Model):\n    pass\n")
         cmd = [sys.executable, '-c', 'from cuda_agent_wb.cli import main; main()', 'evaluate', str(task_py), str(sol_py),
                '--backend', backend, '--rules', 'kernelbench', '--local', '--json']
-        t0 = time.time(); p = subprocess.run(cmd, capture_output=True, text=True)
+        t0 = time.time()
+        try: p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            out['evaluated'].append(dict(task=t.id, rc=None, wall_s=round(time.time() - t0, 1), error=f'no result in {timeout_s} s')); continue
         try: r = json.loads(p.stdout.strip().splitlines()[-1])
         except (IndexError, json.JSONDecodeError): r = dict(error=(p.stderr or p.stdout).strip().splitlines()[-1:])
         out['evaluated'].append(dict(task=t.id, rc=p.returncode, wall_s=round(time.time() - t0, 1), correct=r.get('correct'),
@@ -70,10 +73,11 @@ def main():
         measured_over_estimated=dict(**quantiles(ratio), median=round(statistics.median(ratio), 3) if ratio else None, n=len(ratio)),
         window_ms=FilterConfig(backend=a.backend).gpu_window_ms if a.backend == 'cuda' else FilterConfig().cpu_window_ms,
         torch=torch.__version__, kernelbench=a.kernelbench)
+    Path(a.results).parent.mkdir(parents=True, exist_ok=True)
+    Path(a.results).write_text(json.dumps(res, indent=1) + '\n')       # written before the verify, so a call cut off there keeps it
     if len(kept) >= a.n and a.verify and run.files.get('dataset'):
         res['verify'] = verify_dataset(run.files['dataset'], a.verify, a.backend, Path(a.out) / 'verify')
-    Path(a.results).parent.mkdir(parents=True, exist_ok=True)
-    Path(a.results).write_text(json.dumps(res, indent=1) + '\n')
+        Path(a.results).write_text(json.dumps(res, indent=1) + '\n')
     print(json.dumps({k: v for k, v in res.items() if k != 'funnel'}, indent=1))
 
 

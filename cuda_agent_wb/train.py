@@ -16,16 +16,16 @@ from .rl import (masked_mean, masked_whiten, forward_logprobs, outcome_token_rew
 from .agent import HFPolicy, PolicyOutput, StepOut, append_turn
 
 # %% auto #0
-__all__ = ['DTYPES', 'SINGLE_TURN_SYSTEM', 'SINGLE_TURN_TASK', 'GEN_CACHES', 'STAGES', 'PLOT_METRICS', 'STEP_PARTS', 'PRESETS',
-           'DEMO_CUDA_TASKS', 'RUN_OUTPUTS', 'char_tokenizer', 'tiny_config', 'init_base_model', 'quiet_transformers',
-           'quiet_logger', 'load_actor', 'load_critic', 'critic_values', 'render_chat', 'stop_token_ids',
-           'tokenize_chat', 'trajectory_reward', 'Episode', 'trajectory_tools', 'episode_from_trajectory', 'collate',
-           'GuessEnv', 'BisectPolicy', 'parse_solution', 'SingleTurnEnv', 'ActorPolicy', 'static_batch',
-           'lockstep_header', 'play_lockstep', 'MetricsLog', 'read_metrics', 'plot_metrics', 'plot_step_times',
-           'TrainConfig', 'make_config', 'parse_overrides', 'save_config', 'load_config', 'validate_action',
-           'redundant_loop', 'rft_reject_reason', 'rft_filter', 'Trainer', 'base_tokenizer', 'full_params',
-           'rollout_stats', 'batch_stats', 'load_rft_dataset', 'run_pipeline', 'config_from_args', 'main',
-           'launch_command']
+__all__ = ['DTYPES', 'SINGLE_TURN_SYSTEM', 'SINGLE_TURN_TASK', 'CUDAGRAPH_TLS_KEYS', 'GEN_CACHES', 'STAGES', 'PLOT_METRICS',
+           'STEP_PARTS', 'PRESETS', 'DEMO_CUDA_TASKS', 'RUN_OUTPUTS', 'char_tokenizer', 'tiny_config',
+           'init_base_model', 'quiet_transformers', 'quiet_logger', 'load_actor', 'load_critic', 'critic_values',
+           'render_chat', 'stop_token_ids', 'tokenize_chat', 'trajectory_reward', 'Episode', 'trajectory_tools',
+           'episode_from_trajectory', 'collate', 'GuessEnv', 'BisectPolicy', 'parse_solution', 'SingleTurnEnv',
+           'cudagraph_tls', 'adopt_cudagraph_tls', 'ActorPolicy', 'static_batch', 'lockstep_header', 'play_lockstep',
+           'MetricsLog', 'read_metrics', 'plot_metrics', 'plot_step_times', 'TrainConfig', 'make_config',
+           'parse_overrides', 'save_config', 'load_config', 'validate_action', 'redundant_loop', 'rft_reject_reason',
+           'rft_filter', 'Trainer', 'base_tokenizer', 'full_params', 'rollout_stats', 'batch_stats', 'load_rft_dataset',
+           'run_pipeline', 'config_from_args', 'main', 'launch_command']
 
 # %% ../nbs/12_train.ipynb #1ea10510
 def char_tokenizer():
@@ -335,6 +335,19 @@ def step(self: SingleTurnEnv, action, parse_error=None):
     return StepOut(f"reward {d['reward']}: {d.get('error') or d.get('stage')}", reward=d['reward'], done=True,
                    info=dict(ok=True, result=d, solution=files))
 
+# %% ../nbs/12_train.ipynb #da7c3f60
+CUDAGRAPH_TLS_KEYS = ('tree_manager_containers', 'tree_manager_locks')
+
+def cudagraph_tls() -> dict:
+    "The calling thread's CUDA-graph-tree state (torch keeps it per thread)."
+    import torch._inductor.cudagraph_trees       # importing it sets the importing thread's state
+    return {k: torch._C._get_obj_in_tls(k) for k in CUDAGRAPH_TLS_KEYS if torch._C._is_key_in_tls(k)}
+
+def adopt_cudagraph_tls(state: dict):
+    "Give the calling thread `state` (from `cudagraph_tls`) where it has none, so all threads share one graph tree."
+    for k, v in state.items():
+        if not torch._C._is_key_in_tls(k): torch._C._stash_obj_in_tls(k, v)
+
 # %% ../nbs/12_train.ipynb #71f5dc8d
 GEN_CACHES = ('dynamic', 'static')
 
@@ -348,6 +361,7 @@ class ActorPolicy(HFPolicy):
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.stops[0]
         self.pending, self.pending_lock, self.pool_lock = [], threading.Lock(), threading.Lock()   # see `generate_pooled`
         self.busy_s = 0.0                # seconds the generator has been busy (the step time split: generate vs wait)
+        self.graph_tls = cudagraph_tls() if cache == 'static' else {}   # see `adopt_cudagraph_tls`
     def describe(self): return dict(super().describe(), policy=self.name, top_k=0, top_p=1.0)
 
 # %% ../nbs/12_train.ipynb #b3121b81
@@ -361,6 +375,7 @@ def _generate(self: ActorPolicy, prompts: list[list[int]]) -> tuple[list[list[in
     am = torch.tensor([[0] * (T - len(p)) + [1] * len(p) for p in prompts], device=dev)
     kw = dict(do_sample=True, temperature=self.temperature, top_k=0, top_p=1.0) if self.temperature > 0 else dict(do_sample=False)
     with self.lock, torch.no_grad():   # the mode switch too: rollout threads share the model
+        adopt_cudagraph_tls(self.graph_tls)
         t0, was_training = time.time(), self.model.training
         self.model.eval()                # eval mode: no dropout, and the KV cache (training mode with checkpointing drops it)
         try: gen = self.model.generate(input_ids=ids, attention_mask=am, max_new_tokens=self.max_new_tokens, use_cache=True,
