@@ -30,6 +30,7 @@ def step_ms(gen, new: int, repeats: int = 3) -> float:
 
 
 def main():
+    import faulthandler; faulthandler.enable()   # a crash in native code (CUDA graphs, extensions) prints every thread's stack
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--backend', default='cuda', choices=['cuda', 'cpu'])
     ap.add_argument('--prompt', type=int, default=5600, help='prompt length in tokens')

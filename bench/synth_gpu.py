@@ -40,6 +40,7 @@ def verify_dataset(path, k, backend, workdir, timeout_s: float = 300):
 
 
 def main():
+    import faulthandler; faulthandler.enable()   # a crash in native code (CUDA graphs, extensions) prints every thread's stack
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--n', type=int, default=200)
     ap.add_argument('--seed', type=int, default=0)

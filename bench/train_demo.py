@@ -48,6 +48,7 @@ def summarise(out: Path, cfg, minutes: float, extra: dict) -> dict:
 
 
 def main():
+    import faulthandler; faulthandler.enable()   # a crash in native code (CUDA graphs, extensions) prints every thread's stack
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--preset', default='gpu-100m-demo')
     ap.add_argument('--backend', default=None, choices=['cuda', 'cpu'], help="default: the preset's")

@@ -54,6 +54,7 @@ def write(path, res: dict):
 
 
 def main():
+    import faulthandler; faulthandler.enable()   # a crash in native code (CUDA graphs, extensions) prints every thread's stack
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--steps', type=int, default=3, help='agentic PPO iterations')
     ap.add_argument('--episodes', type=int, default=8, help='episodes per iteration (global batch = PPO mini-batch)')

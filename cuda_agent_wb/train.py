@@ -622,6 +622,7 @@ class TrainConfig:
     max_turns: int = 150
     samples_per_task: int = 1            # episodes per task in one iteration
     workers: int = 8                     # concurrent agent episodes (rollout runner threads) per process
+    evaluators: int = 1                  # evaluators per process on its device: more overlap episodes' builds and checks (timing stays one at a time)
     # bookkeeping
     save_every: int = 1                  # checkpoint every N iterations / epochs
     resume: bool = True
@@ -644,7 +645,8 @@ PRESETS = {
                      dtype='bfloat16', grad_ckpt=True, env='kernel', backend='cuda', tasks=['relu', 'softmax', 'matmul', 'layernorm'],
                      max_new_tokens=256, max_seq_len=16384, actor_lr=3e-6, critic_lr=6e-6, warmup_iterations=1, warmup_episodes=8,
                      mini_batch=8, micro_batch=2, rft_samples=1, rft_max_turns=4, rft_scripted=True, sft_epochs=1, sft_batch=4,
-                     value_epochs=1, value_batch=4, ppo_iterations=3, ppo_episodes=8, samples_per_task=2, max_turns=4, workers=8),
+                     value_epochs=1, value_batch=4, ppo_iterations=3, ppo_episodes=8, samples_per_task=2, max_turns=4, workers=8,
+                     evaluators=4),
 }
 DEMO_CUDA_TASKS = ['relu', 'scale_gelu', 'softmax', 'sum_reduce', 'matmul', 'linear_relu', 'layernorm', 'rmsnorm_silu_mul']
 PRESETS['gpu-100m-demo'] = dict(PRESETS['gpu-100m'], stages=[2, 3, 4], tasks=DEMO_CUDA_TASKS, rft_samples=0, rft_scripted=True,
@@ -668,6 +670,7 @@ def make_config(preset='tiny-cpu', **overrides) -> TrainConfig:
     cfg = TrainConfig(**{**PRESETS.get(preset, {}), 'preset': preset, **{k: v for k, v in overrides.items() if v is not None}})
     if not set(cfg.stages) <= set(STAGES): raise ValueError(f"stages must be among 1, 2, 3, 4, not {cfg.stages}")
     if cfg.gen_cache not in GEN_CACHES: raise ValueError(f"gen_cache must be one of {', '.join(GEN_CACHES)}, not {cfg.gen_cache!r}")
+    if not (isinstance(cfg.evaluators, int) and cfg.evaluators >= 1): raise ValueError(f"evaluators must be a whole number >= 1, not {cfg.evaluators!r}")
     return cfg
 
 # %% ../nbs/12_train.ipynb #8ec111ba
@@ -877,8 +880,10 @@ def evaluator(self: Trainer):
         self._evaluator = RemoteEvaluator(self.cfg.service)          # every rank shares the services (cawb serve)
     if self._evaluator is None:
         from cuda_agent_wb.reward import Evaluator
+        from cuda_agent_wb.rollout import EvaluatorPool
         dev = f"cuda:{self.acc.local_process_index}" if self.cfg.backend == 'cuda' else None
-        self._evaluator = Evaluator(backend=self.cfg.backend, device=dev)
+        evs = [Evaluator(backend=self.cfg.backend, device=dev) for _ in range(self.cfg.evaluators)]
+        self._evaluator = evs[0] if len(evs) == 1 else EvaluatorPool(evs)   # one device; its lock keeps timing exclusive
     return self._evaluator
 
 # %% ../nbs/12_train.ipynb #9093b3a6
