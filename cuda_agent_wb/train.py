@@ -7,6 +7,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/train.html.md"""
 # %% ../nbs/12_train.ipynb #949bc5a8
 from __future__ import annotations
 import contextlib, json, math, os, random, re, shutil, sys, tempfile, threading, time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, asdict, fields
 from pathlib import Path
 import torch
@@ -362,12 +363,15 @@ class ActorPolicy(HFPolicy):
         self.pending, self.pending_lock, self.pool_lock = [], threading.Lock(), threading.Lock()   # see `generate_pooled`
         self.busy_s = 0.0                # seconds the generator has been busy (the step time split: generate vs wait)
         self.graph_tls = cudagraph_tls() if cache == 'static' else {}   # see `adopt_cudagraph_tls`
+        self.gen_thread = ThreadPoolExecutor(1, thread_name_prefix=f'cawb-generate-{id(self)}') if cache == 'static' else None
     def describe(self): return dict(super().describe(), policy=self.name, top_k=0, top_p=1.0)
 
 # %% ../nbs/12_train.ipynb #b3121b81
 @patch
 def _generate(self: ActorPolicy, prompts: list[list[int]]) -> tuple[list[list[int]], float]:
     "Sample one reply per prompt (left-padded batch); returns the reply ids (up to the stop token) and seconds."
+    if self.gen_thread is not None and not threading.current_thread().name.startswith(f'cawb-generate-{id(self)}'):
+        return self.gen_thread.submit(self._generate, prompts).result()   # compiled decode steps: always the same thread
     dev, n = next(self.model.parameters()).device, len(prompts)
     if self.cache == 'static': prompts = prompts + [prompts[-1]] * (static_batch(n) - n)   # few batch sizes: few compiles
     T = max(map(len, prompts))
