@@ -30,10 +30,10 @@ __all__ = ['PAPER_OP_COUNTS', 'PAPER_TRANSFORMERS_SHARE', 'PARAM_RULES', 'RULE_O
            'ast_similarity', 'KernelBenchIndex', 'StaticGate', 'check_runs_eager', 'stochastic_calls',
            'check_deterministic', 'check_not_constant', 'check_input_sensitive', 'check_weight_sensitive',
            'check_workload', 'compile_env', 'check_runs_compile', 'check_dynamic', 'WorkerPool', 'default_workers',
-           'Checker', 'filter_fingerprint', 'CheckCache', 'passed', 'run_dynamic', 'llm_prompt', 'extract_code',
-           'LLMComposer', 'SynthConfig', 'make_composer', 'SynthRun', 'pd_frame', 'synthesize', 'dataset_row',
-           'write_dataset', 'funnel', 'op_count_category', 'op_count_figure', 'op_frequency_figure', 'funnel_figure',
-           'eager_figure', 'write_report', 'write_run', 'read_ops6k_rows', 'recheck']
+           'Checker', 'out_of_memory', 'filter_fingerprint', 'CheckCache', 'passed', 'run_dynamic', 'llm_prompt',
+           'extract_code', 'LLMComposer', 'SynthConfig', 'make_composer', 'SynthRun', 'pd_frame', 'synthesize',
+           'dataset_row', 'write_dataset', 'funnel', 'op_count_category', 'op_count_figure', 'op_frequency_figure',
+           'funnel_figure', 'eager_figure', 'write_report', 'write_run', 'read_ops6k_rows', 'recheck']
 
 # %% ../nbs/10_synth.ipynb #928a291a
 PAPER_OP_COUNTS = {1: 0.034, 2: 0.838, 3: 0.076, 4: 0.028, 5: 0.012}   # share of torch compositions by op count
@@ -1377,6 +1377,23 @@ def run(self: Checker, items):
         for res in (self.pool.run(items) if items else []): yield res; bar.update(1)
     bar.close()
 
+# %% ../nbs/10_synth.ipynb #9eee3cde
+def out_of_memory(res: dict) -> bool:
+    "Whether a dynamic-stage result failed because the device ran out of memory."
+    return any(s['status'] == 'fail' and 'OutOfMemoryError' in (s.get('reason') or '') for s in res['stages'])
+
+@patch(as_prop=True)
+def shares_device(self: Checker) -> bool:
+    "Whether several workers share a GPU (each within its share of its memory)."
+    return self.device == 'cuda' and self.workers > max(1, torch.cuda.device_count())
+
+@patch
+def check_alone(self: Checker, task: Task) -> dict:
+    "The dynamic stages of `task` in this process, the whole device to itself (run when the pool is idle)."
+    res = check_dynamic(task, self.fc, self.device)
+    if self.device == 'cuda': gc.collect(); torch.cuda.empty_cache()
+    return res
+
 # %% ../nbs/10_synth.ipynb #82137d39
 def filter_fingerprint(fc: FilterConfig) -> str:
     "A hash of the settings that change dynamic-stage results."
@@ -1409,9 +1426,15 @@ def run_dynamic(recs: list, checker: Checker, cache: CheckCache) -> None:
         hit = cache.results.get(r['hash'])
         if hit is None: todo.append(r)
         else: r['stages'] += hit['stages']; r['metrics'] = hit['metrics']
+    def record(k, res):
+        cache.add(todo[k]['hash'], res); todo[k]['stages'] += res['stages']; todo[k]['metrics'] = res['metrics']
+    retry = []
     for k, res in checker.run([(k, r['task']) for k, r in enumerate(todo)]):
-        cache.add(todo[k]['hash'], res)
-        todo[k]['stages'] += res['stages']; todo[k]['metrics'] = res['metrics']
+        if checker.shares_device and out_of_memory(res): retry.append(k)   # its share of the GPU was too small: again, alone
+        else: record(k, res)
+    from tqdm.auto import tqdm
+    for k in tqdm(retry, desc='filters (out of memory: alone on the GPU)', disable=not checker.progress or not retry, file=sys.stderr):
+        record(k, checker.check_alone(todo[k]['task']))
 
 # %% ../nbs/10_synth.ipynb #b95decd7
 LLM_SYSTEM = ("You write PyTorch programs in KernelBench format: a `class Model(nn.Module)` with `__init__` and `forward`, "
