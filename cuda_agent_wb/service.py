@@ -590,7 +590,7 @@ def serve(backend: str = 'auto', gpus=None, workers: int = 1, host: str|None = N
 def request_body(task, solution, stages=STAGES, rules: str|None = None, strict: bool = False, fresh: bool = False) -> dict:
     "The JSON of POST /evaluate for a Task (or a task file, sent unparsed) and a solution path (SolutionError if unreadable)."
     sol = load_solution(solution)
-    files = {Path(sol.path).name: sol.files[Path(sol.path).name]} if sol.kind == 'single' else sol.files
+    files = sol.files                          # a single-file solution's one file, by its name; a workdir's by relative path
     t = task_identity(task) if isinstance(task, (str, Path)) else dict(source=task.source, id=task.id, level=task.level, dataset=task.dataset)
     return dict(task=t,
                 solution=dict(kind=sol.kind, files=files), stages=list(stages), rules=rules, strict=strict, fresh=fresh)
