@@ -106,6 +106,11 @@ def test_malformed_requests_and_cli(tmp_path):
         assert out[0][0]['correct'] and out[0][0] == out[1][0] and 'cached' in out[1][1] and 'cached' not in out[0][1]
         loc = subprocess.run([CAWB, 'evaluate', RELU, SOL, '--local', '--json', '--stages', 'compile,verify'], capture_output=True, text=True, cwd=ROOT)
         assert set(json.loads(loc.stdout.strip().splitlines()[-1])) == set(out[0][0])
+        # a single-file solution (KernelBench's format) through the service
+        single = tmp_path/'relu_single.py'; single.write_text(RELU.read_text() + '\n\nclass ModelNew(Model):\n    pass\n')
+        r = subprocess.run([CAWB, 'evaluate', RELU, single, '--server', svc.url, '--json', '--rules', 'kernelbench', '--stages', 'compile,verify'],
+                           capture_output=True, text=True, cwd=ROOT)
+        assert r.returncode == 0 and json.loads(r.stdout.strip().splitlines()[-1])['correct'], r.stderr[-2000:]
         # auto-discovery on the configured URL
         r = subprocess.run([CAWB, 'evaluate', RELU, SOL, '--stages', 'compile'], capture_output=True, text=True, cwd=ROOT,
                            env={**os.environ, 'CAWB_SERVICE_USE': 'auto', 'CAWB_SERVICE_URL': svc.url})
