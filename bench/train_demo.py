@@ -29,6 +29,14 @@ def touch_call(calls: Path, start: float, last: float):
     calls.write_text(''.join(json.dumps(r) + '\n' for r in rows))
 
 
+def stage_ends(m, calls: Path) -> dict:
+    "Seconds from the run's first call to each stage's last record (gaps between resumed calls included)."
+    rows = [json.loads(l) for l in calls.read_text().splitlines() if l.strip()] if calls.is_file() else []
+    if not rows or not len(m) or 'time' not in m: return {}
+    t0 = min(r['start'] for r in rows)
+    return {str(s): round(float(g['time'].max()) - t0, 1) for s, g in m.groupby('stage', sort=False)}
+
+
 def summarise(out: Path, cfg, minutes: float, extra: dict) -> dict:
     "The results record: the last agentic iteration's reward and pass rate, the curve, the stages' times."
     from cuda_agent_wb.train import read_metrics, STAGES
@@ -44,7 +52,8 @@ def summarise(out: Path, cfg, minutes: float, extra: dict) -> dict:
         first_reward_mean=curve[0].get('reward_mean') if curve else None, agentic_iterations=len(curve),
         rft_kept=int(filt['kept'].iloc[-1]) if len(filt) and 'kept' in filt else None,
         sft_steps=len(sft), sft_loss_first=float(sft['sft_loss'].iloc[0]) if len(sft) else None,
-        sft_loss_last=float(sft['sft_loss'].iloc[-1]) if len(sft) else None, curve=curve, **extra)
+        sft_loss_last=float(sft['sft_loss'].iloc[-1]) if len(sft) else None, stage_ends_s=stage_ends(m, out / 'calls.jsonl'),
+        curve=curve, **extra)
 
 
 def main():

@@ -173,6 +173,8 @@ def test_bench_scripts_write_results_during_the_run_and_time_saves_apart(tmp_pat
     r = json.loads((tmp_path/'td.json').read_text())
     assert r['finished'] and r['agentic_iterations'] == 2 and len(r['curve']) == 2 and r['minutes'] > 0
     assert r['final_reward_mean'] == r['curve'][-1]['reward_mean'] and (tmp_path/'td.html').stat().st_size > 1000
+    ends = r['stage_ends_s']                      # where the time went: each stage's last record, from the run's start
+    assert list(ends) == ['warmup', 'rft', 'value', 'agentic'] and 0 < ends['warmup'] <= ends['rft'] <= ends['value'] <= ends['agentic'], ends
     # a second call resumes a finished run: nothing new is trained, and its time is added to the first call's
     d2 = subprocess.run(demo, capture_output=True, text=True, cwd=ROOT)
     assert d2.returncode == 0, d2.stderr[-2000:]
