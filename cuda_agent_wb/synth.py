@@ -1353,12 +1353,13 @@ class Checker:
         self.fc, self.progress = fc, progress
         self.workers = default_workers(fc.backend) if workers is None else workers
         self.device = 'cuda' if fc.backend == 'cuda' else 'cpu'
-        self.pool, self.timeout_s = None, timeout_s
+        self.pool, self.solo, self.timeout_s = None, None, timeout_s   # solo: see `run_alone`
     @property
     def size(self): return max(1, self.workers)
     def __enter__(self): return self
     def __exit__(self, *a):
-        if self.pool: self.pool.close()
+        for p in (self.pool, self.solo):
+            if p: p.close()
 
 # %% ../nbs/10_synth.ipynb #733284e9
 @patch
@@ -1388,11 +1389,15 @@ def shares_device(self: Checker) -> bool:
     return self.device == 'cuda' and self.workers > max(1, torch.cuda.device_count())
 
 @patch
-def check_alone(self: Checker, task: Task) -> dict:
-    "The dynamic stages of `task` in this process, the whole device to itself (run when the pool is idle)."
-    res = check_dynamic(task, self.fc, self.device)
-    if self.device == 'cuda': gc.collect(); torch.cuda.empty_cache()
-    return res
+def run_alone(self: Checker, items):
+    "Yield (key, result) for each (key, Task), each in a worker that has a GPU to itself (run when the shared pool is idle)."
+    from tqdm.auto import tqdm
+    items = list(items)
+    if self.solo is None and items:
+        devices = [f"cuda:{i}" for i in range(max(1, torch.cuda.device_count()))] if self.device == 'cuda' else ['cpu']
+        self.solo = WorkerPool(self.fc, devices, max(1, (os.cpu_count() or 1) // len(devices)), self.timeout_s)
+    with tqdm(total=len(items), desc='filters (out of memory: alone on a GPU)', disable=not self.progress or not items, file=sys.stderr) as bar:
+        for res in (self.solo.run(items) if items else []): yield res; bar.update(1)
 
 # %% ../nbs/10_synth.ipynb #82137d39
 def filter_fingerprint(fc: FilterConfig) -> str:
@@ -1432,9 +1437,7 @@ def run_dynamic(recs: list, checker: Checker, cache: CheckCache) -> None:
     for k, res in checker.run([(k, r['task']) for k, r in enumerate(todo)]):
         if checker.shares_device and out_of_memory(res): retry.append(k)   # its share of the GPU was too small: again, alone
         else: record(k, res)
-    from tqdm.auto import tqdm
-    for k in tqdm(retry, desc='filters (out of memory: alone on the GPU)', disable=not checker.progress or not retry, file=sys.stderr):
-        record(k, checker.check_alone(todo[k]['task']))
+    for k, res in checker.run_alone([(k, todo[k]['task']) for k in retry]): record(k, res)
 
 # %% ../nbs/10_synth.ipynb #b95decd7
 LLM_SYSTEM = ("You write PyTorch programs in KernelBench format: a `class Model(nn.Module)` with `__init__` and `forward`, "

@@ -250,6 +250,19 @@ def test_worker_pool_survives_crashes_and_hangs():
     assert res['good']['stages'][-1]['status'] == 'pass'
 
 
+def test_run_alone_in_its_own_worker():
+    "Tasks re-checked alone (after running out of memory on a shared GPU) go through a worker: a crash costs only it."
+    from cuda_agent_wb.synth import Checker
+    crash = task_from_source(program('import os; os._exit(3)'), 'crash')
+    good = task_from_source(GOOD, 'good')
+    with Checker(FilterConfig(stages=('runs_eager',)), workers=2, timeout_s=30, progress=False) as ck:
+        res = dict(ck.run_alone([('crash', crash), ('good', good)]))
+        assert ck.solo is not None and ck.pool is None and len(ck.solo.procs) == 1
+    assert res['crash']['stages'][-1]['reason'] == 'worker crashed (exit code 3)'
+    assert res['good']['stages'][-1]['status'] == 'pass'
+    assert not any(p.is_alive() for p in ck.solo.procs)
+
+
 def test_cawb_synth_end_to_end(tmp_path):
     "The CLI with a worker process and the compile stage: a dataset whose rows load as tasks and run."
     r = run_cawb('synth', '--n', 2, '--backend', 'cpu', '--seed', 3, '--out', tmp_path, '--workers', 1)
