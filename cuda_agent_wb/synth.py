@@ -30,10 +30,11 @@ __all__ = ['PAPER_OP_COUNTS', 'PAPER_TRANSFORMERS_SHARE', 'PARAM_RULES', 'RULE_O
            'ast_similarity', 'KernelBenchIndex', 'StaticGate', 'check_runs_eager', 'stochastic_calls',
            'check_deterministic', 'check_not_constant', 'check_input_sensitive', 'check_weight_sensitive',
            'check_workload', 'compile_env', 'check_runs_compile', 'check_dynamic', 'WorkerPool', 'default_workers',
-           'Checker', 'out_of_memory', 'filter_fingerprint', 'CheckCache', 'passed', 'run_dynamic', 'llm_prompt',
-           'extract_code', 'LLMComposer', 'SynthConfig', 'make_composer', 'SynthRun', 'pd_frame', 'synthesize',
-           'dataset_row', 'write_dataset', 'funnel', 'op_count_category', 'op_count_figure', 'op_frequency_figure',
-           'funnel_figure', 'eager_figure', 'write_report', 'write_run', 'read_ops6k_rows', 'recheck']
+           'Checker', 'counted', 'out_of_memory', 'filter_fingerprint', 'CheckCache', 'passed', 'run_dynamic',
+           'llm_prompt', 'extract_code', 'LLMComposer', 'SynthConfig', 'make_composer', 'SynthRun', 'pd_frame',
+           'synthesize', 'dataset_row', 'write_dataset', 'funnel', 'op_count_category', 'op_count_figure',
+           'op_frequency_figure', 'funnel_figure', 'eager_figure', 'write_report', 'write_run', 'read_ops6k_rows',
+           'recheck']
 
 # %% ../nbs/10_synth.ipynb #928a291a
 PAPER_OP_COUNTS = {1: 0.034, 2: 0.838, 3: 0.076, 4: 0.028, 5: 0.012}   # share of torch compositions by op count
@@ -1362,21 +1363,24 @@ class Checker:
             if p: p.close()
 
 # %% ../nbs/10_synth.ipynb #733284e9
+def counted(results, n: int, desc: str, progress: bool = True):
+    "Yield `results` (n of them) while a progress bar counts them."
+    from tqdm.auto import tqdm
+    with tqdm(total=n, desc=desc, disable=not progress or not n, file=sys.stderr) as bar:
+        for res in results: yield res; bar.update(1)
+
 @patch
 def run(self: Checker, items):
     "Yield (key, result) for each (key, Task), with a progress bar."
-    from tqdm.auto import tqdm
     items = list(items)
-    bar = tqdm(total=len(items), desc=f"filters ({self.fc.backend}, {self.workers or 'inline'})", disable=not self.progress or not items, file=sys.stderr)
-    if self.workers == 0:
-        for key, task in items: yield key, check_dynamic(task, self.fc, self.device); bar.update(1)
+    if self.workers == 0: results = ((key, check_dynamic(task, self.fc, self.device)) for key, task in items)
     else:
         if self.pool is None and items:
             ngpu = torch.cuda.device_count()
             devices = [f"cuda:{i % ngpu}" for i in range(self.workers)] if self.device == 'cuda' else ['cpu'] * self.workers
             self.pool = WorkerPool(self.fc, devices, max(1, (os.cpu_count() or 1) // self.workers), self.timeout_s)
-        for res in (self.pool.run(items) if items else []): yield res; bar.update(1)
-    bar.close()
+        results = self.pool.run(items) if items else iter(())
+    yield from counted(results, len(items), f"filters ({self.fc.backend}, {self.workers or 'inline'})", self.progress)
 
 # %% ../nbs/10_synth.ipynb #9eee3cde
 def out_of_memory(res: dict) -> bool:
@@ -1391,13 +1395,11 @@ def shares_device(self: Checker) -> bool:
 @patch
 def run_alone(self: Checker, items):
     "Yield (key, result) for each (key, Task), each in a worker that has a GPU to itself (run when the shared pool is idle)."
-    from tqdm.auto import tqdm
     items = list(items)
     if self.solo is None and items:
         devices = [f"cuda:{i}" for i in range(max(1, torch.cuda.device_count()))] if self.device == 'cuda' else ['cpu']
         self.solo = WorkerPool(self.fc, devices, max(1, (os.cpu_count() or 1) // len(devices)), self.timeout_s)
-    with tqdm(total=len(items), desc='filters (out of memory: alone on a GPU)', disable=not self.progress or not items, file=sys.stderr) as bar:
-        for res in (self.solo.run(items) if items else []): yield res; bar.update(1)
+    yield from counted(self.solo.run(items) if items else iter(()), len(items), 'filters (out of memory: alone on a GPU)', self.progress)
 
 # %% ../nbs/10_synth.ipynb #82137d39
 def filter_fingerprint(fc: FilterConfig) -> str:
