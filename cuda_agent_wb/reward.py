@@ -6,7 +6,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/reward.html.md"""
 
 # %% ../nbs/07_reward.ipynb #eb1a51bf
 from __future__ import annotations
-import ctypes, json, math, os, secrets, statistics, sys, threading, time, traceback, types
+import ctypes, gc, json, math, os, secrets, statistics, sys, threading, time, traceback, types
 import multiprocessing as mp
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
@@ -25,9 +25,9 @@ from .profile import (DeviceLock, device_lock_key, Timer, set_precision_policy, 
 __all__ = ['STAGES', 'ALLOC_FN', 'DTYPES', 'DTYPE_CODE', 'RULES', 'beats', 'milestone_reward', 'continuous_reward', 'EvalResult',
            'CTensor', 'CArgs', 'fill_ctensor', 'ExtState', 'make_caller', 'load_extension', 'CompileFailed',
            'import_candidate', 'poison_memory', 'run_forward', 'candidate_main', 'reference_outputs',
-           'reference_baseline_key', 'reference_baselines', 'reference_main', 'ReferenceWorker', 'check_rules',
-           'torch_time_share', 'Evaluator', 'timing_settings', 'fresh_seeds', 'check_kernel_time',
-           'check_stream_coverage', 'scored_time']
+           'reference_baseline_key', 'reference_baselines', 'release_device_memory', 'reference_main',
+           'ReferenceWorker', 'check_rules', 'torch_time_share', 'Evaluator', 'timing_settings', 'fresh_seeds',
+           'check_kernel_time', 'check_stream_coverage', 'scored_time']
 
 # %% ../nbs/07_reward.ipynb #91710616
 def beats(speedup, margin: float = 0.05) -> bool:
@@ -408,6 +408,11 @@ def reference_baselines(req: dict) -> dict:
         return {**measure_baselines(model, sets, Timer(dev, tj['flush']), tj['n'], tj['warmup'], tj.get('budget_s', 0.0)), 'env': fp}
     return cached_baselines(key, compute)
 
+# %% ../nbs/07_reward.ipynb #9809de41
+def release_device_memory(device: str):
+    "Give the allocator's cached blocks on `device` back to the GPU (other evaluators and the trainer share it)."
+    if torch.device(device).type == 'cuda': gc.collect(); torch.cuda.empty_cache()
+
 # %% ../nbs/07_reward.ipynb #c217c3cb
 def reference_main(conn, device: str, threads: int|None = None):
     "Reference worker loop: answer `outputs`, `baselines` (and whether they are cached) and `kernels` requests."
@@ -427,7 +432,7 @@ def reference_main(conn, device: str, threads: int|None = None):
             else: res = {'error': f"unknown request {req['cmd']!r}"}
         except TaskError as e: res = {'error': str(e)}
         except Exception as e: res = {'error': f"reference failed: {type(e).__name__}: {e}"[:800]}
-        conn.send_bytes(pack_big(res))
+        conn.send_bytes(pack_big(res)); release_device_memory(device)
 
 # %% ../nbs/07_reward.ipynb #3b015913
 class ReferenceWorker:

@@ -6,7 +6,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/train.html.md"""
 
 # %% ../nbs/12_train.ipynb #949bc5a8
 from __future__ import annotations
-import contextlib, json, math, os, random, re, shutil, sys, tempfile, threading, time
+import contextlib, inspect, json, math, os, random, re, shutil, sys, tempfile, threading, time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, asdict, fields
 from pathlib import Path
@@ -364,6 +364,7 @@ class ActorPolicy(HFPolicy):
         self.busy_s = 0.0                # seconds the generator has been busy (the step time split: generate vs wait)
         self.graph_tls = cudagraph_tls() if cache == 'static' else {}   # see `adopt_cudagraph_tls`
         self.gen_thread = ThreadPoolExecutor(1, thread_name_prefix=f'cawb-generate-{id(self)}') if cache == 'static' else None
+        self.static_caches = {}          # (batch, length) -> the StaticCache every generation of that shape reuses (see `cache_kwargs`)
     def describe(self): return dict(super().describe(), policy=self.name, top_k=0, top_p=1.0)
 
 # %% ../nbs/12_train.ipynb #b3121b81
@@ -383,7 +384,8 @@ def _generate(self: ActorPolicy, prompts: list[list[int]]) -> tuple[list[list[in
         t0, was_training = time.time(), self.model.training
         self.model.eval()                # eval mode: no dropout, and the KV cache (training mode with checkpointing drops it)
         try: gen = self.model.generate(input_ids=ids, attention_mask=am, max_new_tokens=self.max_new_tokens, use_cache=True,
-                                       pad_token_id=self.pad_id, eos_token_id=self.stops, **kw, **self.cache_kwargs())
+                                       pad_token_id=self.pad_id, eos_token_id=self.stops, **kw,
+                                       **self.cache_kwargs(len(prompts), T + self.max_new_tokens))
         finally: self.model.train(was_training)
         self.busy_s += time.time() - t0
     outs = []
@@ -394,13 +396,16 @@ def _generate(self: ActorPolicy, prompts: list[list[int]]) -> tuple[list[list[in
 
 # %% ../nbs/12_train.ipynb #c856ccb8
 @patch
-def cache_kwargs(self: ActorPolicy) -> dict:
-    "`generate` settings for the policy's KV cache (nothing extra for the dynamic one)."
+def cache_kwargs(self: ActorPolicy, batch: int = 1, length: int = 1) -> dict:
+    "`generate` settings for `batch` sequences of up to `length` tokens: none (dynamic) or the policy's own static cache."
     if self.cache == 'dynamic': return {}
-    from transformers import GenerationConfig
-    kw = dict(cache_implementation='static')
-    if self.context_tokens and hasattr(GenerationConfig(), 'max_cache_len'): kw['max_cache_len'] = self.context_tokens
-    return kw
+    from transformers import StaticCache
+    size = self.context_tokens if (self.context_tokens or 0) >= length else 1 << max(0, length - 1).bit_length()
+    cache = self.static_caches.get((batch, size))
+    if cache is None: cache = self.static_caches[batch, size] = StaticCache(config=self.model.config, max_cache_len=size)
+    else: cache.reset()                  # same buffers: the compiled decode step's CUDA graphs read and write these
+    name = 'cache' if 'cache' in inspect.signature(self.model.forward).parameters else 'past_key_values'
+    return {name: cache}
 
 def static_batch(n: int) -> int:
     "The batch a static-cache generation pads `n` prompts to: the next power of two (each size is one compile)."
