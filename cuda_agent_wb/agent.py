@@ -506,13 +506,20 @@ def _evaluate(self: KernelEnv, tool: str):
         return text, d, (None if d['compiled'] else -1.0), files
     return text, d, d.get('reward'), files
 
+_PROFILE_LOCK = threading.Lock()   # one profiler at a time in this process: it records every thread's kernels
+
+def _reference_rows(self: KernelEnv) -> list:
+    "The reference's kernel table: the evaluator's (made in its reference worker), else profiled here, alone."
+    if hasattr(self.evaluator, 'reference_kernels'): return self.evaluator.reference_kernels(self.task)
+    from cuda_agent_wb.profile import reference_kernel_table
+    with _PROFILE_LOCK: return reference_kernel_table(self.task, self.backend)
+
 def _reference_table(self: KernelEnv) -> str:
     if self._ref_table is None:
-        from cuda_agent_wb.profile import reference_kernel_table
-        try: self._ref_table = format_kernel_table(reference_kernel_table(self.task, self.backend))
+        try: self._ref_table = format_kernel_table(self._reference_rows())
         except Exception as e: self._ref_table = f"(reference profile unavailable: {type(e).__name__}: {e})"
     return self._ref_table
-KernelEnv._evaluate, KernelEnv._reference_table = _evaluate, _reference_table
+KernelEnv._evaluate, KernelEnv._reference_rows, KernelEnv._reference_table = _evaluate, _reference_rows, _reference_table
 
 # %% ../nbs/08_agent.ipynb #330d2642
 def _profile_tool(self: KernelEnv):

@@ -497,7 +497,7 @@ class Evaluator:
         self.sandbox = Sandbox(preload=['torch', 'torch._dynamo', 'torch.profiler', 'cuda_agent_wb.reward'], memory_mb=self.s.sandbox.memory_mb, run_timeout=self.s.sandbox.run_timeout)
         self.sandbox.writable = [str(_torch_ext_dir())]          # load_inline builds; all else read-only for candidates
         self.sandbox.visible = [str(self.s.paths.cache)]          # builds are read from the cache, even one under /tmp
-        self.ref = ReferenceWorker(self.device, self.threads)
+        self.ref, self.ref_kernels = ReferenceWorker(self.device, self.threads), {}   # ref_kernels: task hash -> `reference_kernels`
         self.device_lock = DeviceLock(device_lock_key(self.device))   # shared while verifying, alone while timing
         try: prune_builds()
         except OSError as e: print(f"cawb: build cache not pruned: {e}", file=sys.stderr)
@@ -748,3 +748,16 @@ def evaluate_many(self: Evaluator, pairs: list, stages=STAGES, progress: bool = 
             fut.result()
             out.append(self.evaluate(task, sol, stages))
     return out
+
+# %% ../nbs/07_reward.ipynb #c07459f9
+@patch
+def reference_kernels(self: Evaluator, task: Task) -> list[dict]:
+    "The task's eager kernels by total time (`kernel_table` rows), profiled in the reference worker; one per task."
+    with self.lock:
+        if task.hash not in self.ref_kernels:
+            self.device_lock.shared()
+            try: res = self.ref.ask({'cmd': 'kernels', 'task': task.to_dict(), 'backend': self.backend.name, 'preset': None}, timeout=600)
+            finally: self.device_lock.release()
+            if 'error' in res: raise RuntimeError(f"{task.id}: reference profile failed: {res['error']}")
+            self.ref_kernels[task.hash] = res['rows']
+        return self.ref_kernels[task.hash]

@@ -655,7 +655,7 @@ PRESETS = {
                      max_new_tokens=256, max_seq_len=16384, actor_lr=3e-6, critic_lr=6e-6, warmup_iterations=1, warmup_episodes=8,
                      mini_batch=8, micro_batch=2, rft_samples=1, rft_max_turns=4, rft_scripted=True, sft_epochs=1, sft_batch=4,
                      value_epochs=1, value_batch=4, ppo_iterations=3, ppo_episodes=8, samples_per_task=2, max_turns=4, workers=8,
-                     evaluators=4),
+                     evaluators=4, gen_cache='static'),
 }
 DEMO_CUDA_TASKS = ['relu', 'scale_gelu', 'softmax', 'sum_reduce', 'matmul', 'linear_relu', 'layernorm', 'rmsnorm_silu_mul']
 PRESETS['gpu-100m-demo'] = dict(PRESETS['gpu-100m'], stages=[2, 3, 4], tasks=DEMO_CUDA_TASKS, rft_samples=0, rft_scripted=True,
