@@ -102,3 +102,24 @@ def test_bundled_scripts_cover_tasks_and_apply(backend):
                 files[args['path']] = files[args['path']].replace(args['old_string'], args['new_string'])
         ext = '.cu' if backend == 'cuda' else '.cpp'
         assert 'model_new.py' in files and any(p.endswith(ext) and 'binding' not in p for p in files), task.id
+
+
+def test_reference_tables_of_concurrent_episodes_are_their_own(tmp_path, monkeypatch):
+    "Episodes in flight in one process each get their task's reference kernel table, profiled outside that process."
+    from concurrent.futures import ThreadPoolExecutor
+    import cuda_agent_wb.profile
+    from cuda_agent_wb.agent import KernelEnv
+    from cuda_agent_wb.reward import Evaluator
+    from cuda_agent_wb.rollout import EvaluatorPool
+    from cuda_agent_wb.tasks import load_tasks
+    def in_this_process(*a, **k): raise AssertionError("profiled in the trainer's process")   # a profiler here records every episode
+    monkeypatch.setattr(cuda_agent_wb.profile, 'reference_kernel_table', in_this_process)
+    tasks = {t.id: t for t in load_tasks()[0]}
+    own = {'relu': 'aten::relu', 'softmax': 'softmax', 'matmul': 'aten::mm', 'layernorm': 'layer_norm'}
+    with EvaluatorPool([Evaluator('cpu'), Evaluator('cpu')]) as pool:
+        envs = {k: KernelEnv(tasks[k], pool, 'cpu', tmp_path/k) for k in own}
+        for e in envs.values(): e.reset()
+        with ThreadPoolExecutor(len(envs)) as ex: tables = dict(zip(envs, ex.map(lambda e: e._reference_table(), envs.values())))
+    for k, table in tables.items():
+        assert own[k] in table, (k, table)
+        assert not any(m in table for j, m in own.items() if j != k and m not in own[k]), (k, table)
