@@ -6,7 +6,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/build.html.md"""
 
 # %% ../nbs/03_build.ipynb #580b7e7e
 from __future__ import annotations
-import hashlib, os, re, shutil, subprocess, time
+import hashlib, os, re, shutil, subprocess, threading, time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -18,7 +18,8 @@ from .workdir import BINDING_HEADER, Solution
 __all__ = ['REGISTRY_SOURCE', 'Backend', 'get_backend', 'find_nvcc', 'compiler_version', 'cuda_extra_paths', 'compile_cmd',
            'link_cmd', 'BuildResult', 'write_atomic', 'write_if_changed', 'touch', 'stage_sources', 'object_key',
            'compile_one', 'uses_torch_headers', 'build_solution', 'link_solution', 'inline_specs', 'inline_ext_dir',
-           'clear_batons', 'build_ahead', 'prebuild_single', 'torch_mode_spec', 'build_entries', 'prune_builds']
+           'clear_batons', 'build_ahead', 'prebuild_single', 'torch_mode_spec', 'tmp_beside', 'build_entries',
+           'prune_builds']
 
 # %% ../nbs/03_build.ipynb #d6a95eaa
 @dataclass(frozen=True)
@@ -161,7 +162,7 @@ def compile_one(backend: Backend, src: Path, timeout: float) -> tuple[Path, dict
     "Compile `src` unless its object is cached; returns (object, timing info, error log or None)."
     obj = cache_dir('builds', 'obj')/f"{object_key(backend, src)}.o"
     if obj.exists(): touch(obj); return obj, {'s': 0.0, 'cached': True}, None
-    t0, tmp = time.perf_counter(), obj.with_suffix(f'.{os.getpid()}.tmp.o')
+    t0, tmp = time.perf_counter(), tmp_beside(obj, '.o')
     try: r = subprocess.run(compile_cmd(backend, src, tmp), capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired: return obj, {'s': timeout, 'cached': False}, f"{src.name}: compile timed out after {timeout:.0f} s"
     except FileNotFoundError as e: return obj, {'s': 0.0, 'cached': False}, f"{src.name}: compiler not found: {e.filename}"
@@ -202,7 +203,7 @@ def link_solution(backend, objs, sol, files, t0, timeout) -> BuildResult:
     sources = '\n'.join(sol.files.values())
     if lib.exists(): touch(lib.parent)
     else:
-        tmp = lib.with_suffix(f'.{os.getpid()}.tmp.so')
+        tmp = tmp_beside(lib, '.so')
         try: r = subprocess.run(link_cmd(backend, objs, tmp, sources), capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired: return BuildResult(ok=False, error='link timed out', files=files)
         if r.returncode != 0:
@@ -315,6 +316,11 @@ def torch_mode_spec(sol: Solution, backend: Backend) -> dict:
     name = 'cuda_extension' if sol.layout == 'cuda-agent' else f'cawb_ext_{sol.hash}'
     return {'name': name, 'sources': srcs, 'build_directory': str(cache_dir('torch_extensions', f'ext_{sol.hash}-{backend.name}')),
             'extra_cflags': ['-O3'], 'extra_cuda_cflags': ['-O3'], 'with_cuda': backend.is_cuda, 'verbose': False}
+
+# %% ../nbs/03_build.ipynb #2ae12b65
+def tmp_beside(p: Path, ext: str) -> Path:
+    "A temporary file name next to `p`, private to this process and thread (`ext`: the suffix the tool needs)."
+    return p.with_suffix(f'.{os.getpid()}.{threading.get_ident()}.tmp{ext}')
 
 # %% ../nbs/03_build.ipynb #48adbeeb
 def build_entries(root: Path) -> list[tuple[float, int, Path]]:

@@ -22,12 +22,12 @@ from .profile import (DeviceLock, device_lock_key, Timer, set_precision_policy, 
                                    baseline_key, cached_baselines, measure_baselines, median_ci, _to_cpu)
 
 # %% auto #0
-__all__ = ['STAGES', 'ALLOC_FN', 'DTYPES', 'DTYPE_CODE', 'RULES', 'beats', 'milestone_reward', 'continuous_reward', 'EvalResult',
-           'CTensor', 'CArgs', 'fill_ctensor', 'ExtState', 'make_caller', 'load_extension', 'CompileFailed',
-           'import_candidate', 'poison_memory', 'run_forward', 'candidate_main', 'reference_outputs',
+__all__ = ['STAGES', 'ALLOC_FN', 'DTYPES', 'DTYPE_CODE', 'RULES', 'OOM_MARKERS', 'beats', 'milestone_reward', 'continuous_reward',
+           'EvalResult', 'CTensor', 'CArgs', 'fill_ctensor', 'ExtState', 'make_caller', 'load_extension',
+           'CompileFailed', 'import_candidate', 'poison_memory', 'run_forward', 'candidate_main', 'reference_outputs',
            'reference_baseline_key', 'reference_baselines', 'release_device_memory', 'reference_main',
            'ReferenceWorker', 'check_rules', 'torch_time_share', 'Evaluator', 'timing_settings', 'fresh_seeds',
-           'check_kernel_time', 'check_stream_coverage', 'scored_time']
+           'check_kernel_time', 'check_stream_coverage', 'scored_time', 'out_of_device_memory']
 
 # %% ../nbs/07_reward.ipynb #91710616
 def beats(speedup, margin: float = 0.05) -> bool:
@@ -649,6 +649,14 @@ def _record_speed(self: Evaluator, res: EvalResult, m: dict, base: dict):
     res.speedup_vs_compile = comp['median'] / max(cand['median'], 1e-9)
     res.add_flag(check_speedup_plausible(res.speedup_vs_eager, self.s.eval.suspicious_speedup))
 
+# %% ../nbs/07_reward.ipynb #294fcbcf
+OOM_MARKERS = ('OutOfMemoryError', 'CUDA out of memory', 'CUDA error: out of memory', 'CUBLAS_STATUS_ALLOC_FAILED')
+
+def out_of_device_memory(res: EvalResult) -> bool:
+    "Whether `res` failed because the GPU ran out of memory (the candidate's allocation or the reference's)."
+    text = ' '.join([res.error or '', *map(str, res.flag_details.values())])
+    return not res.correct and any(m in text for m in OOM_MARKERS)
+
 # %% ../nbs/07_reward.ipynb #6e9d3979
 _CHILD_FLAG = {'crashed': 'crashed', 'exited': 'crashed', 'timeout': 'timeout', 'memory': 'memory', 'protocol': 'output_structure', 'error': 'runtime_error'}
 
@@ -656,20 +664,28 @@ _CHILD_FLAG = {'crashed': 'crashed', 'exited': 'crashed', 'timeout': 'timeout', 
 def evaluate(self: Evaluator, task: Task, solution, stages=STAGES, rules: str|None = None, strict: bool|None = None) -> EvalResult:
     "Evaluate `solution` (workdir or .py) on `task` through `stages` under a rule set and tolerance (None: the evaluator's)."
     with self.lock:
-        res, t0 = EvalResult(task_id=task.id, backend=self.backend.name, rules=check_rules(rules or self.rules)), time.perf_counter()
-        self.call_rules, (self.atol, self.rtol) = res.rules, self.tolerance(self.strict if strict is None else strict)
-        res.env = env_fingerprint(self.device, {'allow_tf32': self.s.timing.allow_tf32}) if 'profile' in stages or 'verify' in stages else {}
-        res.env.update(tolerance={'atol': self.atol, 'rtol': self.rtol})
-        self.device_lock.shared()
-        try: self._evaluate(res, task, solution, stages)
-        finally:
-            if self.ref.pending: self.ref.result()
-            self.device_lock.release()
-        res.breakdown['total_s'] = round(time.perf_counter() - t0, 3)
-        if res.failed(): res.correct = False
-        res.reward = milestone_reward(res.correct, res.speedup_vs_eager, res.speedup_vs_compile)
-        res.reward_continuous = continuous_reward(res.correct, res.speedup_vs_compile)
+        res = self._evaluate_held(task, solution, stages, rules, strict, alone=False)
+        if self.backend.is_cuda and out_of_device_memory(res):   # beside other evaluators: once more, the device to itself
+            res = self._evaluate_held(task, solution, stages, rules, strict, alone=True); res.breakdown['alone_after_oom'] = True
         return res
+
+@patch
+def _evaluate_held(self: Evaluator, task, solution, stages, rules, strict, alone: bool) -> EvalResult:
+    "One evaluation holding the device shared with other evaluators, or `alone`; the reward set from its outcome."
+    res, t0 = EvalResult(task_id=task.id, backend=self.backend.name, rules=check_rules(rules or self.rules)), time.perf_counter()
+    self.call_rules, (self.atol, self.rtol) = res.rules, self.tolerance(self.strict if strict is None else strict)
+    res.env = env_fingerprint(self.device, {'allow_tf32': self.s.timing.allow_tf32}) if 'profile' in stages or 'verify' in stages else {}
+    res.env.update(tolerance={'atol': self.atol, 'rtol': self.rtol})
+    self.device_lock.exclusive() if alone else self.device_lock.shared()
+    try: self._evaluate(res, task, solution, stages)
+    finally:
+        if self.ref.pending: self.ref.result()
+        self.device_lock.release()
+    res.breakdown['total_s'] = round(time.perf_counter() - t0, 3)
+    if res.failed(): res.correct = False
+    res.reward = milestone_reward(res.correct, res.speedup_vs_eager, res.speedup_vs_compile)
+    res.reward_continuous = continuous_reward(res.correct, res.speedup_vs_compile)
+    return res
 
 # %% ../nbs/07_reward.ipynb #bb9a88af
 @patch
