@@ -17,16 +17,17 @@ from .rl import (masked_mean, masked_whiten, forward_logprobs, outcome_token_rew
 from .agent import HFPolicy, PolicyOutput, StepOut, append_turn
 
 # %% auto #0
-__all__ = ['DTYPES', 'SINGLE_TURN_SYSTEM', 'SINGLE_TURN_TASK', 'CUDAGRAPH_TLS_KEYS', 'GEN_CACHES', 'STAGES', 'PLOT_METRICS',
-           'STEP_PARTS', 'PRESETS', 'DEMO_CUDA_TASKS', 'RUN_OUTPUTS', 'char_tokenizer', 'tiny_config',
+__all__ = ['DTYPES', 'EVALUATOR_TOOLS', 'SINGLE_TURN_SYSTEM', 'SINGLE_TURN_TASK', 'CUDAGRAPH_TLS_KEYS', 'GEN_CACHES', 'STAGES',
+           'PLOT_METRICS', 'STEP_PARTS', 'PRESETS', 'DEMO_CUDA_TASKS', 'RUN_OUTPUTS', 'char_tokenizer', 'tiny_config',
            'init_base_model', 'quiet_transformers', 'quiet_logger', 'load_actor', 'load_critic', 'critic_values',
            'render_chat', 'stop_token_ids', 'tokenize_chat', 'trajectory_reward', 'Episode', 'trajectory_tools',
-           'episode_from_trajectory', 'collate', 'GuessEnv', 'BisectPolicy', 'parse_solution', 'SingleTurnEnv',
-           'cudagraph_tls', 'adopt_cudagraph_tls', 'ActorPolicy', 'static_batch', 'lockstep_header', 'play_lockstep',
-           'MetricsLog', 'read_metrics', 'plot_metrics', 'plot_step_times', 'TrainConfig', 'make_config',
-           'parse_overrides', 'save_config', 'load_config', 'validate_action', 'redundant_loop', 'rft_reject_reason',
-           'rft_filter', 'Trainer', 'base_tokenizer', 'full_params', 'rollout_stats', 'batch_stats', 'load_rft_dataset',
-           'run_pipeline', 'config_from_args', 'main', 'launch_command']
+           'episode_from_trajectory', 'jitter_numbers', 'jitter_trajectory', 'collate', 'GuessEnv', 'BisectPolicy',
+           'parse_solution', 'SingleTurnEnv', 'cudagraph_tls', 'adopt_cudagraph_tls', 'ActorPolicy', 'static_batch',
+           'lockstep_header', 'play_lockstep', 'MetricsLog', 'read_metrics', 'plot_metrics', 'plot_step_times',
+           'TrainConfig', 'make_config', 'parse_overrides', 'save_config', 'load_config', 'validate_action',
+           'redundant_loop', 'rft_reject_reason', 'rft_filter', 'Trainer', 'base_tokenizer', 'full_params',
+           'rollout_stats', 'batch_stats', 'load_rft_dataset', 'run_pipeline', 'config_from_args', 'main',
+           'launch_command']
 
 # %% ../nbs/12_train.ipynb #1ea10510
 def char_tokenizer():
@@ -204,6 +205,21 @@ def episode_from_trajectory(traj: dict, tok, max_len=None) -> Episode:
     meta = dict(task_id=traj['header'].get('task_id'), turns=len(traj['steps']), tokens=full, truncated=full > len(ids),
                 speedup_vs_eager=s.get('best_speedup_vs_eager'), speedup_vs_compile=s.get('best_speedup_vs_compile'))
     return Episode(ids, mask, trajectory_reward(traj), traj.get('path', ''), meta)
+
+# %% ../nbs/12_train.ipynb #38750c5b
+_DECIMAL = re.compile(r'(?<![\w.])(\d+)\.(\d+)(?![\d.])')
+EVALUATOR_TOOLS = ('compile', 'verify', 'profile')
+
+def jitter_numbers(text: str, rng: random.Random, spread: float = 0.3) -> str:
+    "`text` with each decimal number (timings, speedups) scaled by a random factor in [1-spread, 1+spread]."
+    return _DECIMAL.sub(lambda m: f"{float(m.group(0)) * rng.uniform(1 - spread, 1 + spread):.{len(m.group(2))}f}", text)
+
+def jitter_trajectory(traj: dict, seed) -> dict:
+    "A copy of `traj` whose evaluator observations carry other numbers (`jitter_numbers`); the replies are unchanged."
+    rng = random.Random(seed)
+    steps = [dict(s, observation=jitter_numbers(s['observation'], rng)) if (s.get('action') or {}).get('tool') in EVALUATOR_TOOLS
+             and isinstance(s.get('observation'), str) else s for s in traj['steps']]
+    return dict(traj, steps=steps)
 
 # %% ../nbs/12_train.ipynb #9f493787
 def collate(episodes: list, pad_id: int, device='cpu') -> dict:
@@ -616,6 +632,7 @@ class TrainConfig:
     rft_max_repeats: int = 3             # drop a trajectory repeating one action this many times
     rft_scripted: bool = False           # add the bundled scripted trajectories (expert demos) to the pool
     rft_script_samples: int = 1          # replays of each script (each sees other timings in its observations)
+    rft_jitter: int = 0                  # extra copies of each kept trajectory with other numbers in its evaluator observations
     sft_epochs: int = 2
     sft_lr: float = 1e-5
     sft_batch: int = 64
@@ -659,7 +676,7 @@ PRESETS = {
 }
 DEMO_CUDA_TASKS = ['relu', 'scale_gelu', 'softmax', 'sum_reduce', 'matmul', 'linear_relu', 'layernorm', 'rmsnorm_silu_mul']
 PRESETS['gpu-100m-demo'] = dict(PRESETS['gpu-100m'], stages=[2, 3, 4], tasks=DEMO_CUDA_TASKS, rft_samples=0, rft_scripted=True,
-                                rft_script_samples=4, sft_epochs=20, sft_lr=3e-4, sft_batch=1, micro_batch=1, value_epochs=2, value_batch=1,
+                                rft_script_samples=4, rft_jitter=1, sft_epochs=20, sft_lr=3e-4, sft_batch=1, micro_batch=1, value_epochs=2, value_batch=1,
                                 max_new_tokens=1024, max_turns=16, temperature=0.5, actor_lr=1e-6, critic_lr=1e-5,
                                 ppo_iterations=4, ppo_episodes=8, samples_per_task=1, mini_batch=8, save_every=5)
 PRESETS['cpu-demo'] = dict(PRESETS['tiny-cpu'], stages=[2, 3, 4], tasks=['relu'],
@@ -1237,6 +1254,14 @@ def sft_epoch(self: Trainer, episodes: list, epoch: int, step0: int) -> int:
         step += 1
     return step
 
+# %% ../nbs/12_train.ipynb #b2306468
+@patch
+def sft_episodes(self: Trainer, trajs: list) -> list[Episode]:
+    "Fine-tuning data: each kept trajectory, then `rft_jitter` copies of each with other numbers in its evaluator observations."
+    c = self.cfg
+    copies = [jitter_trajectory(t, f"{c.seed}-{k}-{i}") for k in range(c.rft_jitter) for i, t in enumerate(trajs)]
+    return [episode_from_trajectory(t, self.tok, c.max_seq_len) for t in trajs + copies]
+
 # %% ../nbs/12_train.ipynb #3ff4b35d
 @patch
 def rft_stage(self: Trainer):
@@ -1246,7 +1271,7 @@ def rft_stage(self: Trainer):
     trajs = self.rft_dataset()
     if not trajs:
         self.metrics.log('rft', 1, stage_no=2, phase='sft', note='no trajectory passed the filters: SFT skipped'); return
-    eps = [episode_from_trajectory(t, self.tok, c.max_seq_len) for t in trajs]
+    eps = self.sft_episodes(trajs)
     self.set_lr(actor_lr=c.sft_lr)
     for epoch in range(self.state['step'], c.sft_epochs):
         self.state['sft_step'] = self.sft_epoch(eps, epoch, self.state['sft_step'])
