@@ -681,7 +681,7 @@ PRESETS['gpu-100m-demo'] = dict(PRESETS['gpu-100m'], stages=[2, 3, 4], tasks=DEM
                                 ppo_iterations=4, ppo_episodes=8, samples_per_task=1, mini_batch=8, save_every=5)
 PRESETS['cpu-demo'] = dict(PRESETS['tiny-cpu'], stages=[2, 3, 4], tasks=['relu'],
                            tiny=dict(hidden=256, layers=4, heads=4, kv_heads=2, intermediate=1024, max_positions=16384),
-                           rft_samples=0, rft_scripted=True, rft_script_samples=1, sft_epochs=150, sft_lr=2e-3, sft_batch=1, micro_batch=1,
+                           rft_samples=0, rft_scripted=True, rft_script_samples=1, rft_jitter=1, sft_epochs=150, sft_lr=2e-3, sft_batch=1, micro_batch=1,
                            value_epochs=2, max_new_tokens=1024, max_seq_len=16384, max_turns=16, temperature=0.5,
                            actor_lr=1e-5, critic_lr=1e-4, ppo_iterations=3, ppo_episodes=2, samples_per_task=2, mini_batch=2,
                            workers=2, save_every=50)
