@@ -416,7 +416,7 @@ def cache_kwargs(self: ActorPolicy, batch: int = 1, length: int = 1) -> dict:
     "`generate` settings for `batch` sequences of up to `length` tokens: none (dynamic) or the policy's own static cache."
     if self.cache == 'dynamic': return {}
     from transformers import StaticCache
-    size = self.context_tokens if (self.context_tokens or 0) >= length else 1 << max(0, length - 1).bit_length()
+    size = self.context_tokens if (self.context_tokens or 0) >= length else static_batch(length)   # few lengths: few caches
     cache = self.static_caches.get((batch, size))
     if cache is None: cache = self.static_caches[batch, size] = StaticCache(config=self.model.config, max_cache_len=size)
     else: cache.reset()                  # same buffers: the compiled decode step's CUDA graphs read and write these
@@ -424,7 +424,7 @@ def cache_kwargs(self: ActorPolicy, batch: int = 1, length: int = 1) -> dict:
     return {name: cache}
 
 def static_batch(n: int) -> int:
-    "The batch a static-cache generation pads `n` prompts to: the next power of two (each size is one compile)."
+    "The batch (or cache length) a static-cache generation pads `n` to: the next power of two (each size is one compile)."
     return 1 << max(0, n - 1).bit_length()
 
 # %% ../nbs/12_train.ipynb #72014cba
