@@ -697,6 +697,7 @@ def make_config(preset='tiny-cpu', **overrides) -> TrainConfig:
     if not set(cfg.stages) <= set(STAGES): raise ValueError(f"stages must be among 1, 2, 3, 4, not {cfg.stages}")
     if cfg.gen_cache not in GEN_CACHES: raise ValueError(f"gen_cache must be one of {', '.join(GEN_CACHES)}, not {cfg.gen_cache!r}")
     if not (isinstance(cfg.evaluators, int) and cfg.evaluators >= 1): raise ValueError(f"evaluators must be a whole number >= 1, not {cfg.evaluators!r}")
+    if not (isinstance(cfg.rft_jitter, int) and cfg.rft_jitter >= 0): raise ValueError(f"rft_jitter must be a whole number >= 0, not {cfg.rft_jitter!r}")
     return cfg
 
 # %% ../nbs/12_train.ipynb #8ec111ba
