@@ -6,7 +6,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/rollout.html.md"""
 
 # %% ../nbs/09_rollout.ipynb #139be9b6
 from __future__ import annotations
-import json, os, platform, sys, threading, time
+import json, os, platform, shutil, sys, threading, time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from datetime import datetime, timezone
 from pathlib import Path
