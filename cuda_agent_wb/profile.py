@@ -244,11 +244,11 @@ def kernel_table(fn, args, device: str, calls: int = 3, top: int = 15) -> list[d
     return sorted(rows, key=lambda r: -r['us_per_call'])[:top]
 
 # %% ../nbs/06_profile.ipynb #1614fa4a
-def reference_kernel_table(task, backend: str = 'cpu', preset: str|None = None, seed: int = 0) -> list[dict]:
-    "Per-kernel breakdown of the task's eager forward on `backend` (`cpu` or `cuda`)."
+def reference_kernel_table(task, backend: str = 'cpu', preset: str|None = None, seed: int = 0, device: str|None = None) -> list[dict]:
+    "Per-kernel breakdown of the task's eager forward on `backend` (`cpu` or `cuda`), on `device` (default: the backend's)."
     from cuda_agent_wb.tasks import load_module, build_model, make_inputs, resolve_preset
     from cuda_agent_wb.build import get_backend
-    dev = get_backend(backend).device
+    dev = device or get_backend(backend).device
     mod = load_module(task, resolve_preset(preset or get_settings().eval.preset, dev))
     model, xs = build_model(task, mod, seed, dev), make_inputs(task, mod, seed, dev)
     with torch.no_grad(): return kernel_table(model, xs, dev)

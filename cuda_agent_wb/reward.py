@@ -428,7 +428,7 @@ def reference_main(conn, device: str, threads: int|None = None):
             elif req['cmd'] == 'baselines_cached': res = {'cached': (cache_dir('baselines')/f"{reference_baseline_key(req)[0]}.json").is_file()}
             elif req['cmd'] == 'kernels':
                 from cuda_agent_wb.profile import reference_kernel_table
-                res = {'rows': reference_kernel_table(Task(**{k: v for k, v in req['task'].items() if k != 'hash'}), req['backend'], req['preset'])}
+                res = {'rows': reference_kernel_table(Task(**{k: v for k, v in req['task'].items() if k != 'hash'}), req['backend'], req['preset'], device=device)}
             else: res = {'error': f"unknown request {req['cmd']!r}"}
         except TaskError as e: res = {'error': str(e)}
         except Exception as e: res = {'error': f"reference failed: {type(e).__name__}: {e}"[:800]}

@@ -22,9 +22,9 @@ from .workdir import SOURCE_SUFFIXES, SolutionError, load_solution
 __all__ = ['STAGES', 'MAX_FILES', 'FINAL', 'OPEN_PATHS', 'TaskSpec', 'SolutionSpec', 'EvalRequest', 'BadRequest', 'safe_name',
            'resolve_task', 'resolve_solution', 'settings_fingerprint', 'job_key', 'JobQueue', 'new_id', 'lost_result',
            'result_line', 'materialize', 'run_job', 'worker_main', 'Supervisor', 'kill_group', 'error_sentence',
-           'job_view', 'wait_for', 'guard_middleware', 'make_app', 'add_job_routes', 'add_info_routes', 'ServiceError',
-           'is_loopback', 'default_db', 'worker_slots', 'serve', 'request_body', 'result_from_dict', 'split_urls',
-           'RemoteEvaluator', 'find_service']
+           'one_line', 'job_view', 'wait_for', 'guard_middleware', 'make_app', 'add_job_routes', 'add_info_routes',
+           'ServiceError', 'is_loopback', 'default_db', 'worker_slots', 'serve', 'request_body', 'result_from_dict',
+           'split_urls', 'RemoteEvaluator', 'answer_detail', 'find_service']
 
 # %% ../nbs/07a_service.ipynb #9008cb0d
 STAGES = ('compile', 'verify', 'profile')     # reward.STAGES, named here so that a client need not import torch
@@ -455,6 +455,12 @@ def error_sentence(errors: list) -> str:
     else: s = f"{loc or 'request body'}: {e.get('msg', 'invalid')}"
     return s + (f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else '')
 
+# %% ../nbs/07a_service.ipynb #83596642
+def one_line(text: str, limit: int = 290) -> str:
+    "`text` as one line of at most `limit` characters (an error answer's `detail`)."
+    text = ' '.join(str(text).split())
+    return text if len(text) <= limit else text[:limit - 1] + '…'
+
 # %% ../nbs/07a_service.ipynb #f30d32d5
 def job_view(j: dict) -> dict:
     "A job as the API returns it; a final one carries its result and the result's short text (`summary`)."
@@ -498,6 +504,8 @@ def make_app(q: JobQueue, backend: str, token: str|None = None, max_bytes: int =
     guard_middleware(app, token, max_bytes)
     app.exception_handler(RequestValidationError)(lambda req, exc: JSONResponse({'detail': error_sentence(exc.errors())}, 422))
     app.exception_handler(BadRequest)(lambda req, exc: JSONResponse({'detail': str(exc)}, 400))
+    app.exception_handler(sqlite3.OperationalError)(lambda req, exc: JSONResponse({'detail': one_line(f"the job queue is busy ({exc}); try again")}, 503))
+    app.exception_handler(Exception)(lambda req, exc: JSONResponse({'detail': one_line(f"the service failed on this request: {type(exc).__name__}: {exc}")}, 500))
 
     @app.post('/evaluate', summary='Submit an evaluation (answers 200 with the result if it is final within `wait` s, else 202)')
     async def evaluate(req: EvalRequest):
@@ -636,21 +644,27 @@ class RemoteEvaluator:
     def close(self): self.http.close()
     def __repr__(self): return f"RemoteEvaluator({','.join(self.urls)})"
 
+# %% ../nbs/07a_service.ipynb #13facfa1
+def answer_detail(r) -> str:
+    "The service's one sentence (`detail`) from an error answer, else the start of its text."
+    try: return str(r.json().get('detail'))
+    except (ValueError, AttributeError): return r.text[:200]
+
 # %% ../nbs/07a_service.ipynb #474d4dd1
 @patch
 def call(self: RemoteEvaluator, method: str, url: str, path: str, retry: bool = True, **kw) -> dict:
-    "One request; connection failures are retried for `retry_s`, HTTP errors raise ServiceError with the service's sentence."
+    "One request; connection failures and 5xx answers are retried for `retry_s`, 4xx raise ServiceError with the service's sentence."
     import httpx
     t0 = time.monotonic()
     while True:
         try: r = self.http.request(method, url + path, **kw)
-        except httpx.TransportError as e:
-            if not retry or time.monotonic() - t0 > self.retry_s: raise ServiceError(f"{url}: not reachable ({type(e).__name__}: {e})") from None
-            time.sleep(0.5); continue
-        if r.status_code in (200, 202): return r.json()
-        try: detail = r.json().get('detail')
-        except ValueError: detail = r.text[:200]
-        raise ServiceError(f"{url}{path}: {r.status_code} {detail}")
+        except httpx.TransportError as e: r, why = None, f"not reachable ({type(e).__name__}: {e})"
+        else:
+            if r.status_code in (200, 202): return r.json()
+            why = f"{r.status_code} {answer_detail(r)}"
+        final = r is not None and r.status_code < 500
+        if final or not retry or time.monotonic() - t0 > self.retry_s: raise ServiceError(f"{url}{path}: {why}")
+        time.sleep(0.5)
 
 # %% ../nbs/07a_service.ipynb #342f6192
 @patch

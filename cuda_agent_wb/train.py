@@ -26,8 +26,8 @@ __all__ = ['DTYPES', 'EVALUATOR_TOOLS', 'SINGLE_TURN_SYSTEM', 'SINGLE_TURN_TASK'
            'lockstep_header', 'play_lockstep', 'MetricsLog', 'read_metrics', 'plot_metrics', 'plot_step_times',
            'TrainConfig', 'make_config', 'parse_overrides', 'save_config', 'load_config', 'validate_action',
            'redundant_loop', 'rft_reject_reason', 'rft_filter', 'Trainer', 'base_tokenizer', 'full_params',
-           'rollout_stats', 'batch_stats', 'load_rft_dataset', 'run_pipeline', 'config_from_args', 'main',
-           'launch_command']
+           'rollout_stats', 'batch_stats', 'load_rft_dataset', 'turn_lengths', 'turns_over_budget', 'run_pipeline',
+           'config_from_args', 'main', 'launch_command']
 
 # %% ../nbs/12_train.ipynb #1ea10510
 def char_tokenizer():
@@ -676,9 +676,9 @@ PRESETS = {
 }
 DEMO_CUDA_TASKS = ['relu', 'scale_gelu', 'softmax', 'sum_reduce', 'matmul', 'linear_relu', 'layernorm', 'rmsnorm_silu_mul']
 PRESETS['gpu-100m-demo'] = dict(PRESETS['gpu-100m'], stages=[2, 3, 4], tasks=DEMO_CUDA_TASKS, rft_samples=0, rft_scripted=True,
-                                rft_script_samples=4, rft_jitter=1, sft_epochs=20, sft_lr=3e-4, sft_batch=1, micro_batch=1, value_epochs=2, value_batch=1,
-                                max_new_tokens=1024, max_turns=16, temperature=0.5, actor_lr=1e-6, critic_lr=1e-5,
-                                ppo_iterations=4, ppo_episodes=8, samples_per_task=1, mini_batch=8, save_every=5)
+                                rft_script_samples=1, rft_jitter=7, sft_epochs=20, sft_lr=3e-4, sft_batch=1, micro_batch=1, value_epochs=2, value_batch=1,
+                                max_new_tokens=3072, max_turns=16, temperature=0.5, actor_lr=1e-6, critic_lr=1e-5,
+                                ppo_iterations=3, ppo_episodes=8, samples_per_task=1, mini_batch=8, save_every=5)
 PRESETS['cpu-demo'] = dict(PRESETS['tiny-cpu'], stages=[2, 3, 4], tasks=['relu'],
                            tiny=dict(hidden=256, layers=4, heads=4, kv_heads=2, intermediate=1024, max_positions=16384),
                            rft_samples=0, rft_scripted=True, rft_script_samples=1, rft_jitter=1, sft_epochs=150, sft_lr=2e-3, sft_batch=1, micro_batch=1,
@@ -1263,6 +1263,23 @@ def sft_episodes(self: Trainer, trajs: list) -> list[Episode]:
     copies = [jitter_trajectory(t, f"{c.seed}-{k}-{i}") for k in range(c.rft_jitter) for i, t in enumerate(trajs)]
     return [episode_from_trajectory(t, self.tok, c.max_seq_len) for t in trajs + copies]
 
+# %% ../nbs/12_train.ipynb #212b5ea3
+def turn_lengths(mask) -> list[int]:
+    "Lengths of the runs of trainable tokens in an episode's mask: one per assistant turn, in tokens."
+    runs, n = [], 0
+    for m in list(mask) + [0]:
+        if m: n += 1
+        elif n: runs.append(n); n = 0
+    return runs
+
+def turns_over_budget(episodes: list, max_new_tokens: int) -> str|None:
+    "One line naming the fine-tuning turns longer than `max_new_tokens` (sampling can never finish them), or None."
+    over = [(e.meta.get('task_id'), i + 1, n) for e in episodes for i, n in enumerate(turn_lengths(e.mask)) if n > max_new_tokens]
+    if not over: return None
+    t, k, n = max(over, key=lambda x: x[2])
+    return (f"{len(over)} fine-tuning turn(s) are longer than max_new_tokens={max_new_tokens} (longest: {t} turn {k}, {n} tokens): "
+            f"sampling cuts them off before their tool call closes; raise max_new_tokens to at least {n}")
+
 # %% ../nbs/12_train.ipynb #3ff4b35d
 @patch
 def rft_stage(self: Trainer):
@@ -1273,6 +1290,8 @@ def rft_stage(self: Trainer):
     if not trajs:
         self.metrics.log('rft', 1, stage_no=2, phase='sft', note='no trajectory passed the filters: SFT skipped'); return
     eps = self.sft_episodes(trajs)
+    if (why := turns_over_budget(eps, c.max_new_tokens)):
+        print(f"cawb train: {why}", file=sys.stderr); self.metrics.log('rft', 0, stage_no=2, phase='check', note=why)
     self.set_lr(actor_lr=c.sft_lr)
     for epoch in range(self.state['step'], c.sft_epochs):
         self.state['sft_step'] = self.sft_epoch(eps, epoch, self.state['sft_step'])

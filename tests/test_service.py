@@ -56,7 +56,7 @@ def test_load_crash_hang_restart(tmp_path):
     lat = sorted(latency)
     print(f"200 submissions, 16 clients: p50 {statistics.median(lat):.2f} s, p99 {lat[int(0.99 * (len(lat) - 1))]:.2f} s, "
           f"max {lat[-1]:.2f} s; status {json.dumps({k: v for k, v in svc.status().items() if k in ('queued', 'running', 'done', 'failed', 'cached')})}")
-    assert not errors, errors[:5]
+    assert not errors, (errors[:5], [l for l in first.lines + svc.lines if 'Error' in l or 'Traceback' in l][-10:])
     assert sorted(results) == list(range(200)) and all(len(v) == 1 for v in results.values())
     lost = [i for i, (r,) in results.items() if not r.correct]
     assert all(results[i][0].flags == ['evaluator_lost'] for i in lost), [results[i][0].flags for i in lost]
