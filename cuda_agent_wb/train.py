@@ -208,11 +208,15 @@ def episode_from_trajectory(traj: dict, tok, max_len=None) -> Episode:
 
 # %% ../nbs/12_train.ipynb #38750c5b
 _DECIMAL = re.compile(r'(?<![\w.])(\d+)\.(\d+)(?![\d.])')
+_OFF_COUNT = re.compile(r'(?<![\w.])(\d+)(?=/\d+ elements off)')
+_PASS_REWARD = re.compile(r'^reward: [123]$', re.M)
 EVALUATOR_TOOLS = ('compile', 'verify', 'profile')
 
 def jitter_numbers(text: str, rng: random.Random, spread: float = 0.3) -> str:
-    "`text` with each decimal number (timings, speedups) scaled by a random factor in [1-spread, 1+spread]."
-    return _DECIMAL.sub(lambda m: f"{float(m.group(0)) * rng.uniform(1 - spread, 1 + spread):.{len(m.group(2))}f}", text)
+    "`text` with each decimal (timings, speedups) and wrong-element count scaled by a random factor in [1-spread, 1+spread], a pass's reward redrawn."
+    text = _DECIMAL.sub(lambda m: f"{float(m.group(0)) * rng.uniform(1 - spread, 1 + spread):.{len(m.group(2))}f}", text)
+    text = _OFF_COUNT.sub(lambda m: str(max(1, round(int(m.group(1)) * rng.uniform(1 - spread, 1 + spread)))), text)
+    return _PASS_REWARD.sub(lambda m: f"reward: {rng.choice('123')}", text)
 
 def jitter_trajectory(traj: dict, seed) -> dict:
     "A copy of `traj` whose evaluator observations carry other numbers (`jitter_numbers`); the replies are unchanged."
@@ -676,7 +680,7 @@ PRESETS = {
 }
 DEMO_CUDA_TASKS = ['relu', 'scale_gelu', 'softmax', 'sum_reduce', 'matmul', 'linear_relu', 'layernorm', 'rmsnorm_silu_mul']
 PRESETS['gpu-100m-demo'] = dict(PRESETS['gpu-100m'], stages=[2, 3, 4], tasks=DEMO_CUDA_TASKS, rft_samples=0, rft_scripted=True,
-                                rft_script_samples=1, rft_jitter=7, sft_epochs=20, sft_lr=3e-4, sft_batch=1, micro_batch=1, value_epochs=2, value_batch=1,
+                                rft_script_samples=1, rft_jitter=7, sft_epochs=20, sft_lr=3e-4, sft_batch=1, micro_batch=1, value_epochs=1, value_batch=1,
                                 max_new_tokens=3072, max_turns=16, temperature=0.5, actor_lr=1e-6, critic_lr=1e-5,
                                 ppo_iterations=3, ppo_episodes=8, samples_per_task=1, mini_batch=8, save_every=5)
 PRESETS['cpu-demo'] = dict(PRESETS['tiny-cpu'], stages=[2, 3, 4], tasks=['relu'],
