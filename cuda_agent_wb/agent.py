@@ -48,7 +48,7 @@ _BACKEND_FACTS = {
                       'At small sizes the fixed cost of a call matters: one fused kernel beats several fast ones.'])}
 
 # %% ../nbs/08_agent.ipynb #f9d4ef44
-_SKILL_TEMPLATE = """\
+_SKILL_JOB = """\
 # SKILL.md: writing faster kernels for this task ({backend} backend)
 
 ## The job
@@ -66,7 +66,10 @@ than `torch.compile` — that is the target. The best solution you reach in the 
 - `model_new.py` — yours: `ModelNew`.
 Every file in `kernels/` is compiled into one Python module, `cawb_ext`.
 
-## Layout by example (elementwise ReLU)
+"""
+
+# %% ../nbs/08_agent.ipynb #20c4b95a
+_SKILL_EXAMPLE = """## Layout by example (elementwise ReLU)
 `kernels/relu.{ext}` holds the computation and an `extern "C"` launcher — plain {lang}, no torch, ATen or pybind11
 headers. {launch}
 
@@ -97,7 +100,10 @@ class ModelNew(nn.Module):
         return cawb_ext.relu_forward(x.contiguous())
 ```
 
-## Rules
+"""
+
+# %% ../nbs/08_agent.ipynb #e919871c
+_SKILL_RULES = """## Rules
 1. `ModelNew.__init__` takes the same arguments as `Model.__init__` and declares the same parameters and buffers
    under the same names: it is loaded with the reference's `state_dict`. Keep e.g. `self.fc = nn.Linear(...)` as a
    holder of `fc.weight` / `fc.bias`, but never call it.
@@ -108,7 +114,10 @@ class ModelNew(nn.Module):
 4. No tricks: no special-casing the test inputs, no caching outputs between calls, no reading files, no threads
    left running. Outputs have the reference's shape and dtype.
 
-## Workflow
+"""
+
+# %% ../nbs/08_agent.ipynb #f6af5bd9
+_SKILL_WORKFLOW = """## Workflow
 1. Read `model.py`. Call `profile` before writing anything: it shows where PyTorch spends its time, kernel by kernel.
 2. Write the simplest correct version; `compile`, then `verify`. Fix errors from the compiler log or the mismatch report.
 3. `profile` the correct version: it reports your time against eager and `torch.compile`.
@@ -124,6 +133,10 @@ Call exactly one tool per turn.
 {tips}
 """
 
+# %% ../nbs/08_agent.ipynb #ba2b568b
+_SKILL_TEMPLATE = _SKILL_JOB + _SKILL_EXAMPLE + _SKILL_RULES + _SKILL_WORKFLOW
+
+# %% ../nbs/08_agent.ipynb #f0443dbc
 def skill_document(backend: str, layout: str = 'cawb') -> str:
     "The SKILL.md text for `backend` ('cuda' or 'cpu') and the workdir layout."
     f = _BACKEND_FACTS[backend]
@@ -145,6 +158,8 @@ class ToolError(Exception):
     "A tool call that cannot be carried out; its message goes back to the model as the observation."
 
 PROTECTED = ('model.py', 'cawb_binding.h', 'SKILL.md', 'binding.cpp', 'binding_registry.h')
+
+# %% ../nbs/08_agent.ipynb #66183b30
 def _sha(b: bytes) -> str: return hashlib.sha1(b).hexdigest()
 
 # %% ../nbs/08_agent.ipynb #ea2d0fcf
@@ -282,6 +297,7 @@ def _cuda_home():
     for c in (os.environ.get('CUDA_HOME'), os.environ.get('CUDA_PATH'), '/usr/local/cuda'):
         if c and Path(c).exists(): return str(Path(c).resolve())
 
+# %% ../nbs/08_agent.ipynb #99b3b3ad
 def sandbox_mounts() -> dict:
     "Read-only paths, masked paths and device nodes the bash sandbox gets."
     import cuda_agent_wb
@@ -354,6 +370,7 @@ def solution_files(workdir) -> dict:
             except UnicodeDecodeError: pass
     return files
 
+# %% ../nbs/08_agent.ipynb #6ad42d3f
 def solution_hash(files: dict) -> str:
     "A content hash of a solution's files."
     return _sha(json.dumps(files, sort_keys=True).encode())[:16]
@@ -400,6 +417,7 @@ TOOL_NAMES = [t['function']['name'] for t in TOOLS]
 # %% ../nbs/08_agent.ipynb #3e43dffd
 _TYPES = dict(string=str, integer=int, boolean=bool)
 
+# %% ../nbs/08_agent.ipynb #90671e6e
 def _coerce(name, key, v, typ):
     if typ == 'integer' and isinstance(v, str) and re.fullmatch(r'\s*-?\d+\s*', v): return int(v)
     if typ == 'integer' and isinstance(v, float) and v.is_integer(): return int(v)
@@ -409,6 +427,7 @@ def _coerce(name, key, v, typ):
         raise ToolError(f"{name}: argument {key!r} must be a {typ}, got {type(v).__name__}")
     return v
 
+# %% ../nbs/08_agent.ipynb #a2b162dc
 def check_args(name, args) -> dict:
     "Validate and coerce `args` for tool `name` against its schema."
     if name not in TOOL_NAMES: raise ToolError(f"unknown tool {name!r}; the tools are: {', '.join(TOOL_NAMES)}")
@@ -455,8 +474,10 @@ def _default_max_turns(mode='train'):
     p = get_settings().policy
     return p.max_turns_eval if mode == 'eval' else p.max_turns_train
 
+# %% ../nbs/08_agent.ipynb #d9dfe0ef
 def _safe_id(task_id: str) -> str: return re.sub(r'[^A-Za-z0-9_.-]+', '_', task_id)
 
+# %% ../nbs/08_agent.ipynb #c0d5489d
 class KernelEnv:
     "One agent episode on one task: a fresh workdir, sandboxed tools, evaluator-backed compile/verify/profile."
     def __init__(self, task: Task, evaluator, backend=None, workdir=None, max_turns=None, mode='train',
@@ -475,6 +496,7 @@ def _preset(self: KernelEnv):
     from cuda_agent_wb.tasks import resolve_preset
     return resolve_preset(get_settings().eval.preset, 'cuda' if self.backend == 'cuda' else 'cpu')
 
+# %% ../nbs/08_agent.ipynb #af6187de
 def _reset(self: KernelEnv, resume: bool = False) -> list[dict]:
     "Lay out the workdir (kept as is with `resume`) and return the [system, user] messages."
     from cuda_agent_wb.workdir import make_workdir
@@ -491,6 +513,7 @@ KernelEnv.reset = _reset
 # %% ../nbs/08_agent.ipynb #680f6a4d
 _STAGES = {'compile': ('compile',), 'verify': ('compile', 'verify'), 'profile': ('compile', 'verify', 'profile')}
 
+# %% ../nbs/08_agent.ipynb #992f973a
 def _evaluate(self: KernelEnv, tool: str):
     "Run the evaluator on the workdir for `tool`'s stages; returns (text, result dict, reward, files)."
     files = solution_files(self.workdir)
@@ -508,12 +531,14 @@ def _evaluate(self: KernelEnv, tool: str):
 
 _PROFILE_LOCK = threading.Lock()   # one profiler at a time in this process: it records every thread's kernels
 
+# %% ../nbs/08_agent.ipynb #add12b29
 def _reference_rows(self: KernelEnv) -> list:
     "The reference's kernel table: the evaluator's (made in its reference worker), else profiled here, alone."
     if hasattr(self.evaluator, 'reference_kernels'): return self.evaluator.reference_kernels(self.task)
     from cuda_agent_wb.profile import reference_kernel_table
     with _PROFILE_LOCK: return reference_kernel_table(self.task, self.backend)
 
+# %% ../nbs/08_agent.ipynb #2fa75151
 def _reference_table(self: KernelEnv) -> str:
     if self._ref_table is None:
         try: self._ref_table = format_kernel_table(self._reference_rows())
@@ -532,6 +557,7 @@ def _profile_tool(self: KernelEnv):
         text += f"\n\nYour solution's kernels / ops, by total time{note}:\n{format_kernel_table(mine)}"
     return f"{text}\n\n{ref}", d, reward, files
 
+# %% ../nbs/08_agent.ipynb #73a7ad5f
 def _finish_tool(self: KernelEnv, summary: str = ''):
     self.done, self.stop_reason = True, 'finish'
     files = solution_files(self.workdir)
@@ -595,6 +621,7 @@ def _loads(s: str):
         try: return ast.literal_eval(s)
         except (ValueError, SyntaxError): raise ValueError(f"invalid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
 
+# %% ../nbs/08_agent.ipynb #3a046fa4
 def _as_action(obj) -> dict:
     if not isinstance(obj, dict): raise ValueError(f"a tool call is a JSON object, got {type(obj).__name__}")
     name = obj.get('name', obj.get('tool'))
@@ -640,6 +667,7 @@ class PolicyOutput:
     call_id: str|None = None
     meta: dict = field(default_factory=dict)
 
+# %% ../nbs/08_agent.ipynb #33a4e33a
 class PolicyError(RuntimeError):
     "The policy cannot produce a reply at all (server unreachable, model missing): the run stops, resumable."
 
@@ -655,10 +683,12 @@ def append_turn(messages: list, out: PolicyOutput, observation: str) -> list:
 class ContextExceeded(RuntimeError):
     "The chat cannot fit the context budget even after truncation."
 
+# %% ../nbs/08_agent.ipynb #f4bf2880
 def approx_tokens(text) -> int:
     "A tokenizer-free estimate: one token per four characters."
     return (len(text or '') + 3) // 4
 
+# %% ../nbs/08_agent.ipynb #be3fb550
 def approx_chat_tokens(messages) -> int: return sum(approx_tokens(m.get('content')) + 4 for m in messages)
 
 # %% ../nbs/08_agent.ipynb #a2f1d713
@@ -666,6 +696,7 @@ def _elide(m, note):
     n = len(m['content'] or '')
     return {**m, 'content': f"[{note}: {n} characters cut to fit the context budget]"}
 
+# %% ../nbs/08_agent.ipynb #3c61880e
 def fit_context(messages: list, budget: int, count=approx_chat_tokens, keep_last: int = 4) -> list:
     "A copy of `messages` that fits `budget` tokens under `count` (see the truncation policy above)."
     msgs = list(messages)
@@ -693,6 +724,7 @@ def render_tool_call(action: dict) -> str:
     "An action as Hermes/Qwen tool-call text."
     return f"<tool_call>\n{json.dumps({'name': action['tool'], 'arguments': action.get('args', {})}, ensure_ascii=False)}\n</tool_call>"
 
+# %% ../nbs/08_agent.ipynb #c53d99cd
 class Policy:
     "Base class: `act(messages, tools) -> PolicyOutput`."
     name = 'policy'
@@ -732,6 +764,7 @@ def load_script(path) -> ScriptedPolicy:
     return ScriptedPolicy([{**it, 'args': {k: inline(v) for k, v in it.get('args', {}).items()}} if 'tool' in it else it
                            for it in items], source=str(p))
 
+# %% ../nbs/08_agent.ipynb #df39a1ad
 def script_path(task_id: str, backend: str, root=None) -> Path:
     "Where the bundled script for a task and backend lives."
     return Path(root or get_settings().paths.data/'scripts')/backend/_safe_id(task_id)/'script.json'
@@ -823,6 +856,7 @@ def _hf_render(self: HFPolicy, messages, tools) -> list:
     if not self.native_tools and tools: out[0] = {**out[0], 'content': out[0]['content'] + '\n\n' + tools_prompt(tools)}
     return out
 
+# %% ../nbs/08_agent.ipynb #da8730a7
 def _hf_encode(self: HFPolicy, messages, tools) -> list[int]:
     ids = self.tok.apply_chat_template(messages, tools=tools if self.native_tools else None, add_generation_prompt=True, tokenize=True)
     return list(ids['input_ids'] if isinstance(ids, dict) or hasattr(ids, 'keys') else ids)

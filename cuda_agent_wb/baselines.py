@@ -50,6 +50,7 @@ def _cap_gpu_memory(fraction: float):
     import torch
     if fraction and torch.cuda.is_available(): torch.cuda.set_per_process_memory_fraction(fraction)
 
+# %% ../nbs/13a_baselines.ipynb #b76aeff7
 def compile_ahead(reqs: list[dict], workers: int, per_task_s: float = 300.0, gpu_fraction: float = 0.0):
     "Yield `warm_compile`'s result for each request, in order, as `workers` processes finish them (errors and overruns recorded, never raised)."
     import multiprocessing as mp

@@ -31,6 +31,7 @@ class Backend:
     @property
     def is_cuda(self): return self.name == 'cuda'
 
+# %% ../nbs/03_build.ipynb #9e673f46
 def get_backend(name: str = 'auto') -> Backend:
     "The backend called `name` (`auto`: cuda if torch sees a GPU, else cpu)."
     if name == 'auto':
@@ -49,6 +50,7 @@ def find_nvcc() -> str|None:
         if cand and Path(cand).is_file(): return str(cand)
     return None
 
+# %% ../nbs/03_build.ipynb #804a0c5c
 @lru_cache(None)
 def compiler_version(exe: str) -> str:
     "First line of `exe --version` (part of cache keys)."
@@ -77,6 +79,7 @@ def cuda_extra_paths() -> dict:
 # %% ../nbs/03_build.ipynb #4b0d45d0
 def _gencode(archs): return [f"-gencode=arch=compute_{a.replace('.', '')},code=sm_{a.replace('.', '')}" for a in archs]
 
+# %% ../nbs/03_build.ipynb #9d6b2243
 def compile_cmd(backend: Backend, src: Path, obj: Path) -> list[str]:
     "The command that compiles one source file to an object file."
     inc = [f"-I{src.parent}", f"-I{src.parent.parent}"]
@@ -118,11 +121,13 @@ def write_atomic(p: Path, text: str):
     tmp = p.with_name(f".{p.name}.{uuid.uuid4().hex[:8]}.tmp")
     tmp.write_text(text); os.replace(tmp, p)
 
+# %% ../nbs/03_build.ipynb #524b07b0
 def write_if_changed(p: Path, text: str):
     "Write `text` to `p` unless it already holds it (an unchanged file keeps its time, so builds stay up to date)."
     if p.is_file() and p.read_text() == text: return
     write_atomic(p, text)
 
+# %% ../nbs/03_build.ipynb #f3187ee6
 def touch(p: Path):
     "Mark a build-cache entry as just used (its modification time orders eviction)."
     try: os.utime(p)
@@ -158,6 +163,7 @@ def _first_error(log: str) -> str:
     lines = [l for l in log.splitlines() if re.search(r'\berror\b', l, re.I)]
     return (lines or [l for l in log.splitlines() if l.strip()] or ['compiler failed'])[0].strip()[:400]
 
+# %% ../nbs/03_build.ipynb #56176b55
 def compile_one(backend: Backend, src: Path, timeout: float) -> tuple[Path, dict, str|None]:
     "Compile `src` unless its object is cached; returns (object, timing info, error log or None)."
     obj = cache_dir('builds', 'obj')/f"{object_key(backend, src)}.o"
@@ -178,6 +184,7 @@ def uses_torch_headers(sol: Solution) -> bool:
 # %% ../nbs/03_build.ipynb #3804a5ff
 def _jobs(): return get_settings().sandbox.compile_jobs or os.cpu_count() or 1
 
+# %% ../nbs/03_build.ipynb #b597f3dd
 def build_solution(sol: Solution, backend: Backend, timeout: float|None = None) -> BuildResult:
     "Compile and link a solution's kernels for `backend` (single-file and torch-header solutions build in the sandbox)."
     if sol.kind == 'single': return prebuild_single(sol, timeout, jobs=max(1, _jobs() // 2))
@@ -215,6 +222,7 @@ def link_solution(backend, objs, sol, files, t0, timeout) -> BuildResult:
 # %% ../nbs/03_build.ipynb #3a97a380
 import ast
 
+# %% ../nbs/03_build.ipynb #414a1da9
 def _literal(node, env: dict):
     "Value of a literal expression: constants, names bound to literals, `+` of literals, lists, tuples, dicts."
     if isinstance(node, ast.Constant): return node.value
@@ -225,6 +233,7 @@ def _literal(node, env: dict):
     if isinstance(node, ast.Dict): return {_literal(k, env): _literal(v, env) for k, v in zip(node.keys, node.values)}
     raise ValueError(f"not a literal: {ast.dump(node)[:60]}")
 
+# %% ../nbs/03_build.ipynb #36a40791
 def _literal_env(tree) -> dict:
     "Module-level names bound to literal values, in order of assignment."
     env = {}
@@ -263,10 +272,12 @@ job = json.loads(sys.stdin.read())
 for spec in job['specs']: getattr(ce, job['fn'])(**spec)
 '''
 
+# %% ../nbs/03_build.ipynb #44a4b4ac
 def inline_ext_dir(sol: Solution) -> Path:
     "The TORCH_EXTENSIONS_DIR of a single-file solution (its own, by content hash)."
     return cache_dir('torch_extensions', f'inline_{sol.hash}')
 
+# %% ../nbs/03_build.ipynb #f2075d89
 def _single_in_sandbox(): return BuildResult(ok=True, mode='single', log='single-file solution: compiled by load_inline inside the sandbox')
 
 # %% ../nbs/03_build.ipynb #3b13e620
@@ -277,6 +288,7 @@ def clear_batons(d: Path):
         except OSError: return
         for stale in d.rglob('lock'): stale.unlink(missing_ok=True)
 
+# %% ../nbs/03_build.ipynb #4de62626
 def build_ahead(fn: str, specs: list[dict], d: Path, mode: str, timeout: float|None = None, jobs: int = 2) -> BuildResult:
     "Run torch's extension builder `fn` (load_inline or load) on `specs` in a build process, cached by a marker in `d`."
     t0, done = time.perf_counter(), d/'prebuilt.ok'
@@ -288,6 +300,7 @@ def build_ahead(fn: str, specs: list[dict], d: Path, mode: str, timeout: float|N
         for stale in d.rglob('lock'): stale.unlink(missing_ok=True)   # torch's build baton, left behind by a killed build
         return _run_builder(fn, specs, d, mode, timeout, jobs, t0)
 
+# %% ../nbs/03_build.ipynb #72c36738
 def _run_builder(fn, specs, d, mode, timeout, jobs, t0) -> BuildResult:
     "The build process itself (see `build_ahead`)."
     done = d/'prebuilt.ok'
@@ -302,6 +315,7 @@ def _run_builder(fn, specs, d, mode, timeout, jobs, t0) -> BuildResult:
     done.write_text(json.dumps({'extensions': [s['name'] for s in specs], 'seconds': secs}))
     return BuildResult(ok=True, mode=mode, log=f"{len(specs)} extension(s) built ahead by {fn} in {secs:.1f} s", seconds=secs, files={'prebuilt': {'s': secs, 'cached': False}})
 
+# %% ../nbs/03_build.ipynb #eb15120f
 def prebuild_single(sol: Solution, timeout: float|None = None, jobs: int = 2) -> BuildResult:
     "Build a single file's `load_inline` extensions ahead, outside the sandbox (compilers only), cached by content."
     specs = inline_specs(sol.model_new)

@@ -118,6 +118,7 @@ from .service import ServiceError
 SERVER_OPTION = typer.Option(None, help="evaluation service URL(s), comma-separated (default: settings.ini [service] url, used when it answers)")
 LOCAL_OPTION = typer.Option(False, "--local", help="evaluate in this process even if a service is running")
 
+# %% ../nbs/90_cli.ipynb #cb0ee1d4
 def _service_url(backend: str, server: str|None = None, local: bool = False) -> str|None:
     "The service a verb should use: --server, or the configured one when it answers (settings.ini [service] use); None = in-process."
     from cuda_agent_wb.config import get_settings
@@ -129,6 +130,7 @@ def _service_url(backend: str, server: str|None = None, local: bool = False) -> 
     if url is None and s.use == 'always': fail(f"settings.ini [service] use = always, but no service serving {backend} answers at {s.url}")
     return url
 
+# %% ../nbs/90_cli.ipynb #e13dcf5c
 def _remote(url: str, backend: str, explicit: bool, say: bool = True):
     "A RemoteEvaluator on `url` (its backend checked against --backend); errors exit with one line."
     from cuda_agent_wb.service import RemoteEvaluator
@@ -138,12 +140,14 @@ def _remote(url: str, backend: str, explicit: bool, say: bool = True):
     if say: typer.echo(f"using the evaluation service at {url} ({ev.backend_name}); --local to evaluate in this process", err=True)
     return ev
 
+# %% ../nbs/90_cli.ipynb #11798ff2
 def _evaluator(backend: str, server: str|None = None, local: bool = False):
     "The evaluator a verb uses: a RemoteEvaluator on the service (see `_service_url`), else an in-process Evaluator."
     if (url := _service_url(backend, server, local)) is not None: return _remote(url, backend, bool(server))
     from cuda_agent_wb.reward import Evaluator
     return Evaluator(_check_backend(backend).name)
 
+# %% ../nbs/90_cli.ipynb #8aa166b2
 def _backend_and_url(backend: str, server: str|None = None, local: bool = False) -> tuple[str, str|None]:
     "(backend name, service URL or None): the service's backend when a service is used, else this machine's."
     if (url := _service_url(backend, server, local)) is None: return _check_backend(backend).name, None
@@ -157,6 +161,7 @@ def _print_result(d: dict, summary: str, json_out: bool, via: str = ''):
     typer.echo('  ' + '  '.join(f"{k[:-2]} {b[k]:.2f}s" for k in ('compile_s', 'load_s', 'verify_s', 'profile_s', 'total_s') if k in b) + via, err=True)
     typer.echo(json.dumps(d, default=str) if json_out else summary)
 
+# %% ../nbs/90_cli.ipynb #283393dd
 def _evaluate_remote(ev, task: Path, solution: Path, stages, rules, strict, json_out):
     "`cawb evaluate` through a service: the task file goes unparsed, the result comes back as JSON (no torch here)."
     from cuda_agent_wb.workdir import SolutionError
@@ -262,6 +267,7 @@ def _print_eval(res):
     with pd.option_context('display.width', 200):
         typer.echo(paper_table(res).to_string()); typer.echo(fast_p_table(res).round(3).to_string())
 
+# %% ../nbs/90_cli.ipynb #04a236cf
 @app.command("eval")
 def eval_(trajectories: Path = typer.Argument(..., help="folder of trajectories (<task>__s<k>.jsonl)"),
           report_dir: Optional[Path] = typer.Option(None, help="where report.html and metrics.json go (default: TRAJECTORIES/report)"),
@@ -362,6 +368,7 @@ def _op_counts(text):
     if not d or any(k < 1 for k in d) or any(v < 0 for v in d.values()) or sum(d.values()) <= 0: fail(f"--op-counts {text!r}: counts >= 1, shares >= 0, not all zero")
     return d
 
+# %% ../nbs/90_cli.ipynb #090b913b
 def _print_run(run):
     import pandas as pd
     with pd.option_context('display.width', 200, 'display.max_colwidth', 90):

@@ -23,11 +23,13 @@ def _posint(s):
     if v < 1: raise ValueError("must be a positive integer")
     return v
 
+# %% ../nbs/00_config.ipynb #78c1bbb8
 def _nonneg(s):
     v = float(s)
     if not v >= 0: raise ValueError("must be a number >= 0")
     return v
 
+# %% ../nbs/00_config.ipynb #ac2be8ab
 def _bool(s):
     t = s.strip().lower()
     if t in ('1', 'true', 'yes', 'on'): return True
@@ -43,6 +45,7 @@ def _arch_list(s):
         if not re.fullmatch(r'\d+\.\d+a?', a): raise ValueError(f"{a!r} is not a compute capability like 9.0")
     return archs
 
+# %% ../nbs/00_config.ipynb #b4b9cecf
 def _choice(*opts):
     def parse(s):
         if s.strip() not in opts: raise ValueError(f"must be one of {', '.join(opts)}")
@@ -51,6 +54,8 @@ def _choice(*opts):
 
 # %% ../nbs/00_config.ipynb #f8e070be
 def _path(s, base): return (base/os.path.expanduser(s.strip())).resolve()
+
+# %% ../nbs/00_config.ipynb #581a0270
 def _optpath(s, base): return _path(s, base) if s.strip() else None
 
 # %% ../nbs/00_config.ipynb #3d75c4d9

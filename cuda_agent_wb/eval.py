@@ -27,6 +27,7 @@ def _arrays(correct, speedup):
     if c.shape != s.shape: raise ValueError(f"correct has {c.shape[0]} entries, speedup {s.shape[0]}")
     return c, s
 
+# %% ../nbs/13_eval.ipynb #e0155282
 def pass_rate(correct) -> float:
     "Fraction of tasks whose solution is correct."
     c = np.asarray(correct, dtype=bool)
@@ -69,6 +70,7 @@ def level_of(task_id: str) -> str:
     m = re.match(r'(?:L|level)(\d+)[/_]', str(task_id))
     return m.group(1) if m else 'other'
 
+# %% ../nbs/13_eval.ipynb #749be3d3
 def metrics_by_level(df: pd.DataFrame) -> dict:
     "{'overall': metrics, 'level 1': metrics, ...} (levels in order; 'other' last)."
     out = {'overall': group_metrics(df)}
@@ -95,6 +97,7 @@ def best_row(traj: dict, file=None) -> dict:
 BEST_COLUMNS = ['task_id', 'sample', 'level', 'file', 'policy', 'model', 'backend', 'device', 'rules', 'allow_tf32', 'turns', 'finished', 'stop_reason',
                 'best_turn', 'reward', 'correct', 'speedup_vs_eager', 'speedup_vs_compile', 'flags', 'prompt_tokens', 'completion_tokens']
 
+# %% ../nbs/13_eval.ipynb #319145e4
 def best_solutions(src) -> tuple[pd.DataFrame, list[str]]:
     "Best solution of every trajectory under `src` (a folder, a file or a list of files); (table, error lines)."
     rows, errors = [], []
@@ -117,10 +120,12 @@ def _solution_dir(solution: dict, root: Path) -> Path:
         p = root/rel; p.parent.mkdir(parents=True, exist_ok=True); p.write_text(text)
     return root
 
+# %% ../nbs/13_eval.ipynb #dd0cbf17
 def _step_solution(file, turn):
     t = read_trajectory(file)
     return next((s.get('solution') for s in t['steps'] if s['turn'] == turn), None)
 
+# %% ../nbs/13_eval.ipynb #4d0a0e57
 def rescore_row(row: dict, task, evaluator, solution) -> dict:
     "Re-evaluate one solution (a dict of files, a folder or a .py); the row with fresh results and `recorded_*`."
     new = {**row, **{f"recorded_{k}": row.get(k) for k in ('correct', 'speedup_vs_eager', 'speedup_vs_compile', 'reward')}}
@@ -159,6 +164,7 @@ def _one(values, none='n/a') -> str:
     vs = sorted({str(v) for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))})
     return ', '.join(vs) or none
 
+# %% ../nbs/13_eval.ipynb #d97409bc
 def run_description(df: pd.DataFrame, rescored: bool = False) -> list[str]:
     "The report's first lines: what was measured where, by which policy, under which rules and precision."
     col = lambda c, default=None: df[c] if c in df else pd.Series([default] * len(df), dtype=object)
@@ -178,6 +184,7 @@ def _jsonable(x):
     if isinstance(x, (np.floating, np.integer, np.bool_)): return _jsonable(x.item())
     return x
 
+# %% ../nbs/13_eval.ipynb #d6984c62
 def eval_results(df: pd.DataFrame, src=None, errors=(), rescored=False) -> dict:
     "Metrics (overall and per level), solutions, environments and the paper's numbers, JSON-ready."
     envs = df[['backend', 'device']].drop_duplicates().to_dict('records') if len(df) else []
@@ -191,10 +198,12 @@ _ROWS = [('pass_rate', 'pass rate', '%'), ('faster_than_eager', 'faster than eag
          ('faster_than_compile_1_05', 'faster than compile (>1.05)', '%'), ('geomean_vs_eager', 'geomean speedup vs eager', 'x'),
          ('geomean_vs_compile', 'geomean speedup vs compile', 'x')]
 
+# %% ../nbs/13_eval.ipynb #b8be9b8f
 def _fmt(v, unit):
     if v is None or (isinstance(v, float) and math.isnan(v)): return ''
     return f"{100 * v:.1f} %" if unit == '%' else f"{v:.2f}x"
 
+# %% ../nbs/13_eval.ipynb #3b80a936
 def paper_table(res: dict) -> pd.DataFrame:
     "This run's overall (and per-level) metrics next to the paper's Table 1 numbers."
     cols = {g: [_fmt(m.get(k), u) for k, _, u in _ROWS] for g, m in res['metrics'].items()}
@@ -211,10 +220,12 @@ def _hover(d):
     return [f"{r.task_id} (sample {r.sample}, level {r.level})<br>vs eager {r.speedup_vs_eager:.3g}x · vs compile {r.speedup_vs_compile:.3g}x"
             for r in d.itertuples()]
 
+# %% ../nbs/13_eval.ipynb #cc68d628
 def timed(df: pd.DataFrame) -> pd.DataFrame:
     "Correct solutions with both speedups."
     return df[df['correct'] & df['speedup_vs_eager'].notna() & df['speedup_vs_compile'].notna()].copy()
 
+# %% ../nbs/13_eval.ipynb #bbd7414e
 def speedup_bars(df: pd.DataFrame, vs: str = 'compile'):
     "Sorted per-kernel speedup bars vs `eager` or `compile`, one trace per level, with the 1.05 line."
     import plotly.graph_objects as go
@@ -244,6 +255,7 @@ def speedup_scatter(df: pd.DataFrame):
 # %% ../nbs/13_eval.ipynb #fc71919b
 def _html_table(df, **kw): return df.to_html(classes='tbl', border=0, na_rep='', **kw)
 
+# %% ../nbs/13_eval.ipynb #9f7136f2
 def report_html(res: dict, df: pd.DataFrame, title: str = 'cuda-agent-wb eval report') -> str:
     "The standalone HTML report for results `res` and the solutions table `df`."
     figs = [speedup_bars(df, 'eager'), speedup_bars(df, 'compile'), speedup_scatter(df)]
@@ -279,6 +291,7 @@ def write_report(src, report_dir, rescore_tasks=None, evaluator=None, best_of_sa
 class NoTrajectories(ValueError):
     "A trajectory folder with nothing to score; the message is one sentence."
 
+# %% ../nbs/13_eval.ipynb #75f2ec63
 def trajectory_sets(src) -> list[Path]:
     "The trajectory sets under `src`: itself if it holds trajectories (or is a file), else each subfolder that does."
     p = Path(src)
@@ -286,6 +299,7 @@ def trajectory_sets(src) -> list[Path]:
     if p.is_file() or _traj_files(p): return [p]
     return sorted(d for d in p.rglob('*') if d.is_dir() and _traj_files(d) and d.name != 'work')
 
+# %% ../nbs/13_eval.ipynb #89da1f41
 def write_reports(src, report_dir, **kw) -> dict:
     "One report per trajectory set under `src` ({set name: results}); one set writes to `report_dir` itself."
     sets = trajectory_sets(src)
@@ -303,6 +317,7 @@ def _task_index(tasks) -> dict:
             idx[(t.level, num)] = t
     return idx
 
+# %% ../nbs/13_eval.ipynb #3910a249
 def match_solution(name: str, idx: dict):
     "The task a KernelBench-named solution file (`level{L}_{id}_*.py`) belongs to, or None."
     m = re.match(r'level(\d+)_(\d+)_', Path(name).name)
@@ -315,6 +330,7 @@ def _read_mapping(path: Path) -> list[dict]:
     if path.suffix == '.json': return json.loads(path.read_text())
     raise ValueError(f"{path}: mapping file must be .json, .jsonl or .csv")
 
+# %% ../nbs/13_eval.ipynb #21c0f92f
 def solution_pairs(tasks, solutions) -> tuple[list[dict], list[str]]:
     "[{solution, task, claimed_speedup}] for a folder of KernelBench-named files or a mapping file; (pairs, errors)."
     idx, sp, pairs, errors = _task_index(tasks), Path(solutions), [], []
@@ -351,6 +367,7 @@ def _reverify_row(p: dict, r: dict, claim_baseline: str, tolerance: float, key: 
                 error=(r['error'] or '').splitlines()[0][:200] if r['error'] else None, key=key,
                 survives=survives(r['correct'], r['flags'], meas, p['claimed_speedup'], tolerance))
 
+# %% ../nbs/13_eval.ipynb #77c98471
 def _solution_key(p: dict, rules: str) -> str:
     "Identity of one re-verification: the solution's content and the rule set."
     from cuda_agent_wb.workdir import load_solution
@@ -368,6 +385,7 @@ def _read_rows(path) -> list[dict]:
         except json.JSONDecodeError: pass
     return rows
 
+# %% ../nbs/13_eval.ipynb #892fbe2e
 def reverify(pairs: list[dict], evaluator, claim_baseline: str = 'eager', tolerance: float = 0.8, progress: bool = True,
              rules=('cuda-agent',), results_path=None) -> pd.DataFrame:
     "Evaluate every (solution, task) pair under each rule set, building ahead; rows appended to `results_path` (a rerun resumes)."

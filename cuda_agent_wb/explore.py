@@ -25,11 +25,13 @@ def _last_line(f, block: int = 1 << 16) -> str:
         lines = fh.read().decode('utf-8', 'replace').rstrip('\n').split('\n')
     return lines[-1]
 
+# %% ../nbs/14_explore.ipynb #6555b525
 def _outcome(sm) -> str:
     if sm is None: return 'unfinished'
     r = sm.get('best_reward')
     return 'none' if r is None else {-1: 'fail', 1: 'correct', 2: 'faster than eager', 3: 'faster than compile'}.get(int(r), str(r))
 
+# %% ../nbs/14_explore.ipynb #bc663e86
 def index_row(f) -> dict:
     "Header and summary of one trajectory file, without its steps."
     with open(f) as fh: h = json.loads(fh.readline())
@@ -40,6 +42,7 @@ def index_row(f) -> dict:
                 best_reward=sm_.get('best_reward'), speedup_vs_eager=sm_.get('best_speedup_vs_eager'),
                 speedup_vs_compile=sm_.get('best_speedup_vs_compile'), turns=sm_.get('turns'), file=str(f))
 
+# %% ../nbs/14_explore.ipynb #2219dc97
 def index_trajectories(src) -> tuple[pd.DataFrame, list[str]]:
     "One row per trajectory file (header + summary only); (table, error lines)."
     rows, errors = [], []
@@ -78,6 +81,7 @@ def file_versions(traj: dict) -> list[dict]:
         out.append(cur)
     return out
 
+# %% ../nbs/14_explore.ipynb #8a15baaa
 def step_diff(versions: list[dict], i: int) -> str:
     "Unified diff of the files between step i-1 and step i (empty when nothing changed)."
     before, after = (versions[i - 1] if i > 0 else {}), versions[i]
@@ -92,12 +96,14 @@ _CSS = ("<style>.cawb pre{white-space:pre-wrap;font-size:12px;background:#f7f7f7
         ".cawb .add{color:#067d17}.cawb .del{color:#b31d28}.cawb .hunk{color:#6f42c1}.cawb .err{background:#ffdce0;color:#b31d28;font-weight:bold}"
         ".cawb table{border-collapse:collapse;font-size:12px}.cawb td,.cawb th{padding:1px 8px;border-bottom:1px solid #ddd}</style>")
 
+# %% ../nbs/14_explore.ipynb #571b8c92
 def diff_html(diff: str) -> str:
     "A unified diff as coloured HTML."
     if not diff: return "<i>no file changed in this turn</i>"
     cls = lambda l: 'hunk' if l.startswith('@@') else 'add' if l.startswith('+') else 'del' if l.startswith('-') else ''
     return "<pre>" + '\n'.join(f"<span class='{cls(l)}'>{html.escape(l)}</span>" for l in diff.splitlines()) + "</pre>"
 
+# %% ../nbs/14_explore.ipynb #83d8e570
 def log_html(text: str) -> str:
     "Compiler output or an observation with error lines highlighted."
     is_err = lambda l: any(w in l.lower() for w in ('error', 'traceback', 'exception', 'undefined reference'))
@@ -113,6 +119,7 @@ def profile_table(result: dict|None) -> pd.DataFrame:
     rows += [dict(what='median ms', name=n, us_per_call=t[n]['median'] * 1e3) for n in ('candidate', 'eager', 'compile') if n in t]
     return pd.DataFrame(rows, columns=['what', 'name', 'calls', 'us_per_call', 'pct'])
 
+# %% ../nbs/14_explore.ipynb #33ad5f5d
 def verify_html(result: dict|None) -> str:
     "Compiled / correct / reward / speedups / flags of an evaluated step."
     if not result: return "<i>not evaluated in this turn</i>"
@@ -147,6 +154,7 @@ def turn_table(traj: dict) -> pd.DataFrame:
                          prompt_tokens=tok.get('prompt'), completion_tokens=tok.get('completion')))
     return pd.DataFrame(rows)
 
+# %% ../nbs/14_explore.ipynb #49d5b25c
 def turn_figure(traj: dict, widget: bool = False):
     "Reward / speedup (top) and tokens (bottom) across turns; a FigureWidget when `widget`."
     import plotly.graph_objects as go
@@ -190,6 +198,7 @@ def _label(r) -> str:
     sp = '' if pd.isna(r.speedup_vs_compile) else f" · {r.speedup_vs_compile:.2f}x vs compile"
     return f"{r.task_id} #{r.sample} · {r.outcome}{sp}"
 
+# %% ../nbs/14_explore.ipynb #321c9a71
 def _refilter(self: Explorer):
     "Rebuild the trajectory chooser from the filters."
     d = filter_index(self.index, self.level.value, self.outcome.value, self.min_reward.value) if len(self.index) else self.index
@@ -208,6 +217,7 @@ def show(self: Explorer, file: str):
     else: self.step.value = 0
 Explorer.show = show
 
+# %% ../nbs/14_explore.ipynb #1ecec29b
 def _render(self: Explorer, i: int):
     "Fill the panes for step i and move the turn marker."
     if not self.traj or not self.traj['steps']: return

@@ -34,6 +34,7 @@ def device_name(device: str) -> str:
     try: return next(l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name'))
     except (OSError, StopIteration): return platform.processor() or 'cpu'
 
+# %% ../nbs/06_profile.ipynb #4c93badc
 def env_fingerprint(device: str, policy: dict) -> dict:
     "Device, versions and precision policy that a timing depends on."
     fp = {'device': device_name(device), 'device_type': torch.device(device).type, 'torch': str(torch.__version__),
@@ -42,6 +43,7 @@ def env_fingerprint(device: str, policy: dict) -> dict:
     if fp['device_type'] == 'cuda': fp['driver'] = _driver_version()
     return fp
 
+# %% ../nbs/06_profile.ipynb #85c9b48d
 @functools.lru_cache(maxsize=None)
 def _driver_version():
     "The NVIDIA driver's version (asked of nvidia-smi once per process: every baseline request fingerprints the environment)."
@@ -53,6 +55,7 @@ def _driver_version():
 # %% ../nbs/06_profile.ipynb #5dd9fde1
 import fcntl, tempfile
 
+# %% ../nbs/06_profile.ipynb #bfb75380
 def device_lock_key(device: str) -> str:
     "A name for the physical device behind `device` (cuda:i through CUDA_VISIBLE_DEVICES), without touching CUDA."
     d = torch.device(device)
@@ -61,6 +64,7 @@ def device_lock_key(device: str) -> str:
     i = d.index or 0
     return f"cuda-{vis[i] if i < len(vis) else i}"
 
+# %% ../nbs/06_profile.ipynb #17d9a959
 class DeviceLock:
     "Shared for verifying, exclusive for timing, across processes; a waiting timer is not starved."
     def __init__(self, key: str):
@@ -118,6 +122,7 @@ def time_once(self: Timer, fn, args) -> tuple[float, object]:
     start.record(); out = fn(*args); end.record(); self.sync()
     return start.elapsed_time(end), out
 
+# %% ../nbs/06_profile.ipynb #d8304417
 @patch
 def wall_once(self: Timer, fn, args) -> float:
     "Flush, synchronise, run `fn(*args)`, synchronise: milliseconds the caller waits."
@@ -143,6 +148,7 @@ def time_calls(self: Timer, fn, input_sets: list, n: int, warmup: int = 3, keep=
     wall = [self.wall_once(fn, input_sets[i % len(input_sets)]) for i in range(n)] if self.cuda else list(dev)
     return {'device_ms': dev, 'wall_ms': wall, 'kept': kept, 'loop_s': _perf() - t0, 'head_start_ms': self.head_start_ms}
 
+# %% ../nbs/06_profile.ipynb #84ffdd09
 def _to_cpu(out):
     if isinstance(out, torch.Tensor): return out.detach().to('cpu', copy=True)
     if isinstance(out, (list, tuple)): return type(out)(_to_cpu(o) for o in out)

@@ -34,12 +34,14 @@ def beats(speedup, margin: float = 0.05) -> bool:
     "True if `speedup` (baseline time / candidate time) is more than `margin` above 1."
     return speedup is not None and speedup > 1 + margin
 
+# %% ../nbs/07_reward.ipynb #671dc04d
 def milestone_reward(correct: bool, speedup_vs_eager, speedup_vs_compile, margin: float = 0.05) -> float:
     "-1 incorrect; 3 faster than eager and compile; 2 faster than eager; else 1."
     if not correct: return -1.0
     if beats(speedup_vs_eager, margin) and beats(speedup_vs_compile, margin): return 3.0
     return 2.0 if beats(speedup_vs_eager, margin) else 1.0
 
+# %% ../nbs/07_reward.ipynb #22719bd5
 def continuous_reward(correct: bool, speedup_vs_compile) -> float:
     "t_compile / t_candidate for a correct candidate, else -1."
     if not correct: return -1.0
@@ -83,6 +85,7 @@ def add_flag(self: EvalResult, f: Flag|None) -> bool:
         if self.error is None: self.error = str(f)
     return f.fatal
 
+# %% ../nbs/07_reward.ipynb #997547af
 @patch
 def failed(self: EvalResult) -> bool:
     "True if any fatal flag is set."
@@ -91,6 +94,7 @@ def failed(self: EvalResult) -> bool:
 # %% ../nbs/07_reward.ipynb #9a4300a9
 def _ms(x): return f"{x:.4g} ms" if x is not None else 'n/a'
 
+# %% ../nbs/07_reward.ipynb #eff35e37
 @patch
 def summary(self: EvalResult) -> str:
     "Short, model-friendly text of the result."
@@ -117,6 +121,7 @@ class CTensor(ctypes.Structure):
 ALLOC_FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_int64),
                             ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(CTensor))
 
+# %% ../nbs/07_reward.ipynb #3d8638b4
 class CArgs(ctypes.Structure):
     _fields_ = [('n_tensors', ctypes.c_int32), ('tensors', ctypes.POINTER(CTensor)), ('n_numbers', ctypes.c_int32),
                 ('numbers', ctypes.POINTER(ctypes.c_double)), ('integers', ctypes.POINTER(ctypes.c_int64)),
@@ -143,6 +148,7 @@ class ExtState:
     "Settings the harness flips while a candidate runs (poisoning of fresh outputs), and the rule set."
     poison, rules, second = False, 'cuda-agent', None     # second: ModelNew under a second init seed (seeded weights)
 
+# %% ../nbs/07_reward.ipynb #743a3fb7
 def _poison_(t: torch.Tensor):
     if t.is_floating_point(): t.fill_(float('nan'))
     elif t.dtype == torch.bool: t.fill_(True)
@@ -204,8 +210,10 @@ def load_extension(library: str, device: str, state: ExtState) -> types.ModuleTy
 # %% ../nbs/07_reward.ipynb #9ce0b620
 class CompileFailed(RuntimeError): "A build that happened inside the sandbox (load_inline / cpp_extension.load) failed."
 
+# %% ../nbs/07_reward.ipynb #647c114b
 def _torch_ext_dir(): return cache_dir('torch_extensions')
 
+# %% ../nbs/07_reward.ipynb #ef49ff68
 def _torch_mode_extension(job):
     "Load (after the build ahead; else build) torch-header sources with torch.utils.cpp_extension.load, same arguments."
     from torch.utils.cpp_extension import load
@@ -247,6 +255,7 @@ def _clone(out):
     if isinstance(out, (list, tuple)): return type(out)(_clone(o) for o in out)
     return out
 
+# %% ../nbs/07_reward.ipynb #f3ba871a
 def _copy_now(out):
     "Copy CPU tensors immediately with numpy (one thread, no torch dispatch), so late writers are caught in the act."
     if isinstance(out, torch.Tensor) and out.device.type == 'cpu' and out.layout == torch.strided:
@@ -257,6 +266,7 @@ def _copy_now(out):
     if isinstance(out, (list, tuple)): return type(out)(_copy_now(o) for o in out)
     return out
 
+# %% ../nbs/07_reward.ipynb #7d2e0900
 def _same(a, b) -> bool:
     la, lb = flat_outputs(a)[0], flat_outputs(b)[0]
     return len(la) == len(lb) and all(not isinstance(x, torch.Tensor) or torch.equal(x.nan_to_num(0.123), y.nan_to_num(0.123)) for x, y in zip(la, lb))
@@ -279,6 +289,7 @@ def run_forward(model, xs, timer: Timer, state: ExtState) -> tuple[object, list[
                           background, odd and Flag('output_structure', f"forward returned a {odd}, not a plain dense torch.Tensor")) if f]
     return _to_cpu(_plain(out)), flags, mutated_inputs(pristine, xs)
 
+# %% ../nbs/07_reward.ipynb #ecf9b748
 def _plain(out):
     "Outputs as plain dense tensors, for transfer (their real types were checked above)."
     if isinstance(out, torch.Tensor): return (out.to_dense() if out.layout != torch.strided else out).as_subclass(torch.Tensor)
@@ -372,6 +383,7 @@ def candidate_main(job: dict, chan):
 def _sync(dev):
     if torch.device(dev).type == 'cuda': torch.cuda.synchronize(dev)
 
+# %% ../nbs/07_reward.ipynb #77ef1e34
 def reference_outputs(req: dict) -> dict:
     "Reference outputs for `req['seeds']`, inputs it mutates, and a float64 output for the first seed."
     task = Task(**{k: v for k, v in req['task'].items() if k != 'hash'}); dev = req['device']
@@ -397,6 +409,7 @@ def reference_baseline_key(req: dict) -> tuple[str, dict]:
     fp = env_fingerprint(req['device'], set_precision_policy(req['allow_tf32']))
     return baseline_key(task, req['preset'], fp, tj['n'], tj['input_sets'], tj['flush'], tj.get('budget_s', 0.0)), fp
 
+# %% ../nbs/07_reward.ipynb #d2db8227
 def reference_baselines(req: dict) -> dict:
     "Eager and torch.compile timings of the reference on the evaluator's input sets (cached on disk)."
     task = Task(**{k: v for k, v in req['task'].items() if k != 'hash'}); dev, tj = req['device'], req['timing']
@@ -471,11 +484,13 @@ class ReferenceWorker:
 # %% ../nbs/07_reward.ipynb #23cec4ca
 RULES = ('cuda-agent', 'kernelbench')
 
+# %% ../nbs/07_reward.ipynb #8cb84dcb
 def check_rules(rules: str) -> str:
     "`rules` if it names a rule set, else a ValueError in one sentence."
     if rules not in RULES: raise ValueError(f"unknown rule set {rules!r}: use one of {', '.join(RULES)}")
     return rules
 
+# %% ../nbs/07_reward.ipynb #6456ed89
 def torch_time_share(kernels: list) -> float|None:
     "Share of the candidate's per-call device (CPU: op) time spent in torch kernels."
     total = sum(r['us_per_call'] for r in kernels)
@@ -509,6 +524,7 @@ def timing_settings(s, is_cuda: bool) -> dict:
     return {'n': t.trials_cuda if is_cuda else t.trials_cpu, 'warmup': t.warmup, 'input_sets': min(t.input_sets, s.eval.trials), 'flush': t.flush_cache,
             'budget_s': t.baseline_budget_s}
 
+# %% ../nbs/07_reward.ipynb #f8b85749
 def fresh_seeds(trials: int) -> dict:
     "New random seeds for one evaluation."
     r = lambda: secrets.randbelow(2**31 - 1)
@@ -520,6 +536,7 @@ def timing_config(self: Evaluator) -> dict:
     "Timing settings for this backend."
     return timing_settings(self.s, self.backend.is_cuda)
 
+# %% ../nbs/07_reward.ipynb #a1ab34da
 @patch
 def make_job(self: Evaluator, task: Task, sol: Solution, build: BuildResult, seeds: dict, preset: str, stages) -> dict:
     "The job description a sandbox child receives."
@@ -617,6 +634,7 @@ def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: di
     res.add_flag(check_stream_coverage(m['timing']['device']['median'], m.get('spans')))
     self._record_speed(res, m, base)
 
+# %% ../nbs/07_reward.ipynb #4b5dc034
 def check_kernel_time(event_ms: float, kernels: list, cuda: bool) -> Flag|None:
     "On a GPU the timed stream's event time must cover half the kernels' own time (from the profiler, every stream)."
     if not cuda or not kernels: return None
@@ -632,6 +650,7 @@ def check_stream_coverage(event_ms: float, spans: list|None, slack: float = 0.25
     if span > (1 + slack) * event_ms:
         return Flag('unsynchronized_output', f"the call's GPU work spans {span:.4g} ms on all streams but {event_ms:.4g} ms on the timed stream: work left running on other streams")
 
+# %% ../nbs/07_reward.ipynb #73415aeb
 def scored_time(event: dict, spans: list|None) -> dict:
     "The candidate's time record: the timed-stream events, raised to the all-stream span where that is longer."
     if not spans or statistics.median(spans) <= event['median']: return event
@@ -660,6 +679,7 @@ def out_of_device_memory(res: EvalResult) -> bool:
 # %% ../nbs/07_reward.ipynb #6e9d3979
 _CHILD_FLAG = {'crashed': 'crashed', 'exited': 'crashed', 'timeout': 'timeout', 'memory': 'memory', 'protocol': 'output_structure', 'error': 'runtime_error'}
 
+# %% ../nbs/07_reward.ipynb #38dc68e5
 @patch
 def evaluate(self: Evaluator, task: Task, solution, stages=STAGES, rules: str|None = None, strict: bool|None = None) -> EvalResult:
     "Evaluate `solution` (workdir or .py) on `task` through `stages` under a rule set and tolerance (None: the evaluator's)."
@@ -669,6 +689,7 @@ def evaluate(self: Evaluator, task: Task, solution, stages=STAGES, rules: str|No
             res = self._evaluate_held(task, solution, stages, rules, strict, alone=True); res.breakdown['alone_after_oom'] = True
         return res
 
+# %% ../nbs/07_reward.ipynb #5062b849
 @patch
 def _evaluate_held(self: Evaluator, task, solution, stages, rules, strict, alone: bool) -> EvalResult:
     "One evaluation holding the device shared with other evaluators, or `alone`; the reward set from its outcome."
@@ -740,8 +761,11 @@ def close(self: Evaluator):
     "Stop the workers."
     self.sandbox.close(); self.ref.close()
 
+# %% ../nbs/07_reward.ipynb #a223152d
 @patch
 def __enter__(self: Evaluator): return self
+
+# %% ../nbs/07_reward.ipynb #53429ac1
 @patch
 def __exit__(self: Evaluator, *a): self.close()
 
@@ -751,6 +775,7 @@ def _prebuild(solution, backend):
     try: build_solution(load_solution(solution), backend)
     except Exception: pass
 
+# %% ../nbs/07_reward.ipynb #062876e5
 @patch
 def evaluate_many(self: Evaluator, pairs: list, stages=STAGES, progress: bool = True) -> list[EvalResult]:
     "Evaluate (task, solution) pairs in order, compiling ahead on CPU threads while the device runs candidates."

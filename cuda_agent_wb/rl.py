@@ -19,6 +19,7 @@ def masked_sum(x, mask, dim=None):
     "Sum of `x` where `mask` is 1 (over `dim`, or everything)."
     return (x * mask).sum() if dim is None else (x * mask).sum(dim)
 
+# %% ../nbs/11_rl.ipynb #aba0604e
 def masked_mean(x, mask, dim=None, eps=1e-8):
     "Mean of `x` over positions where `mask` is 1 (over `dim`, or everything)."
     return masked_sum(x, mask, dim) / (mask.sum() if dim is None else mask.sum(dim)).clamp_min(eps)
@@ -31,6 +32,7 @@ def masked_var(x, mask, unbiased=True):
     n = mask.sum()
     return var * n / (n - 1) if unbiased and n > 1 else var
 
+# %% ../nbs/11_rl.ipynb #6f11d3cd
 def masked_whiten(x, mask, shift_mean=True, eps=1e-8):
     "Normalise `x` to unit variance (and zero mean unless `shift_mean=False`) over masked positions; 0 elsewhere."
     mean, var = masked_mean(x, mask), masked_var(x, mask)
@@ -63,6 +65,7 @@ def last_token_index(mask):
     pos = torch.arange(mask.shape[-1], device=mask.device).expand_as(mask)
     return torch.where(mask.bool(), pos, torch.full_like(pos, -1)).max(-1).values
 
+# %% ../nbs/11_rl.ipynb #551516e7
 def outcome_token_rewards(scores, mask, kl=None, kl_coef: float = 0.0):
     "Token rewards `(B, T)`: `scores[b]` on the last trainable token of row b, minus `kl_coef * kl` on trainable tokens."
     r = torch.zeros(mask.shape, dtype=torch.float32, device=mask.device)

@@ -47,6 +47,7 @@ def _device_name(backend: str) -> str:
     try: return next(l.split(':', 1)[1].strip() for l in open('/proc/cpuinfo') if l.startswith('model name')) + f" ({os.cpu_count()} cores)"
     except (OSError, StopIteration): return platform.processor() or 'cpu'
 
+# %% ../nbs/09_rollout.ipynb #a2943075
 def _versions() -> dict:
     import torch, transformers, cuda_agent_wb
     return dict(cuda_agent_wb=cuda_agent_wb.__version__, torch=torch.__version__, transformers=transformers.__version__,
@@ -80,6 +81,7 @@ def _score(s):
     r = s.get('result') or {}
     return (s['reward'], r.get('reward_continuous') if r.get('reward_continuous') is not None else -1e9)
 
+# %% ../nbs/09_rollout.ipynb #3062ce68
 def best_step(steps: list) -> dict|None:
     "The step whose evaluated solution scores best (reward, then continuous reward); None if none was evaluated."
     scored = [s for s in steps if s.get('reward') is not None and s.get('result')]
@@ -110,6 +112,7 @@ def chat_from_trajectory(traj: dict) -> list:
 # %% ../nbs/09_rollout.ipynb #4f665c9c
 def trajectory_stem(task: Task, sample: int) -> str: return f"{_safe_id(task.id)}__s{sample}"
 
+# %% ../nbs/09_rollout.ipynb #97b175ee
 def _restore(env: KernelEnv, traj: dict):
     "Bring a freshly reset (resume=True) environment to the state after the recorded steps."
     from cuda_agent_wb.agent import solution_files, _sha
@@ -171,6 +174,7 @@ def _traj_files(src) -> list[Path]:
     p = Path(src)
     return sorted(p.glob('*__s*.jsonl')) if p.is_dir() else [p]      # not rollout_summary.jsonl
 
+# %% ../nbs/09_rollout.ipynb #f969124b
 def _step_row(h, s) -> dict:
     r, a, tok = s.get('result') or {}, s.get('action') or {}, s.get('tokens') or {}
     return dict(task_id=h['task_id'], sample=h['sample'], turn=s['turn'], tool=a.get('tool'),
@@ -233,6 +237,7 @@ def _row(task, k, summary=None, error=None) -> dict:
     return dict(task_id=task.id, sample=k, **{k2: v for k2, v in (summary or {}).items() if k2 != 'type'},
                 error=error)
 
+# %% ../nbs/09_rollout.ipynb #a06988b9
 def rollout(tasks: list, make_policy, evaluator, out_dir, samples: int = 1, workers: int = 1, resume: bool = False,
             progress: bool = True, **kw) -> pd.DataFrame:
     "Play every task `samples` times with up to `workers` episodes at once; returns one row per trajectory."

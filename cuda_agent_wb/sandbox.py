@@ -25,6 +25,7 @@ def pack(obj) -> bytes:
     import torch
     buf = io.BytesIO(); torch.save(obj, buf); return buf.getvalue()
 
+# %% ../nbs/04_sandbox.ipynb #320139e2
 def unpack(b: bytes):
     "Inverse of `pack`, refusing anything but plain data and tensors."
     import torch
@@ -33,6 +34,7 @@ def unpack(b: bytes):
 # %% ../nbs/04_sandbox.ipynb #fa12c08d
 SHM_DIR, SHM_PREFIX, SHM_MIN_BYTES = '/dev/shm', 'cawb-msg-', 16 << 20
 
+# %% ../nbs/04_sandbox.ipynb #1caebd48
 def _tensor_bytes(obj) -> int:
     import torch
     if isinstance(obj, torch.Tensor): return obj.numel() * obj.element_size()
@@ -40,6 +42,7 @@ def _tensor_bytes(obj) -> int:
     if isinstance(obj, (list, tuple)): return sum(_tensor_bytes(v) for v in obj)
     return 0
 
+# %% ../nbs/04_sandbox.ipynb #f64864ae
 def pack_big(obj) -> bytes:
     "`pack`, but large tensor payloads travel as a /dev/shm file (only its name is packed)."
     import torch
@@ -48,6 +51,7 @@ def pack_big(obj) -> bytes:
     torch.save(obj, path)
     return pack({'__shm__': path})
 
+# %% ../nbs/04_sandbox.ipynb #9813d1af
 def unpack_big(b: bytes):
     "Inverse of `pack_big` (memory-maps the file, then deletes it)."
     import torch
@@ -65,10 +69,12 @@ def unpack_big(b: bytes):
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS = 1, 4, 38
 _libc = ctypes.CDLL(None, use_errno=True)
 
+# %% ../nbs/04_sandbox.ipynb #fa0d772a
 def _prctl(opt, val):
     try: _libc.prctl(opt, val, 0, 0, 0)
     except (OSError, AttributeError): pass
 
+# %% ../nbs/04_sandbox.ipynb #34c0090a
 def child_setup(limits: dict):
     "Process group, parent-death signal, no core dumps, optional CPU/address-space caps, environment."
     os.setpgid(0, 0)
@@ -85,11 +91,13 @@ CLONE_NEWNS, CLONE_NEWNET, CLONE_NEWUSER = 0x00020000, 0x40000000, 0x10000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 32, 4096, 16384, 1 << 18
 _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
 
+# %% ../nbs/04_sandbox.ipynb #abb79907
 def _mount(src, target, fstype, flags, data=None):
     enc = lambda x: x.encode() if x else None
     if _libc.mount(enc(src), enc(target), enc(fstype), flags, enc(data)) != 0:
         e = ctypes.get_errno(); raise OSError(e, f"mount {target}: {os.strerror(e)}")
 
+# %% ../nbs/04_sandbox.ipynb #9b88aff8
 def _mounts():
     "(mount point, options) of every mount, from /proc/self/mountinfo."
     out = []
@@ -116,6 +124,7 @@ def _mount_flags(opts: set) -> int:
     "The flags a remount must keep (a user namespace may not clear them)."
     return (MS_NOSUID if 'nosuid' in opts else 0) | (MS_NODEV if 'nodev' in opts else 0) | (MS_NOEXEC if 'noexec' in opts else 0)
 
+# %% ../nbs/04_sandbox.ipynb #0dbaca2b
 def _read_only_except(writable: list, keep_tmp=()):
     "Remount everything read-only except /proc, /sys, /dev and the `writable` folders; fresh /tmp keeping `keep_tmp`."
     _mount(None, '/', None, MS_REC | MS_PRIVATE)
@@ -139,11 +148,13 @@ def tmp_roots(paths) -> list[str]:
         if len(parts) > 2 and parts[1] == 'tmp': roots.add(os.path.join('/tmp', parts[2]))
     return sorted(r for r in roots if os.path.isdir(r))
 
+# %% ../nbs/04_sandbox.ipynb #cc0d8d5d
 def _code_paths() -> list[str]:
     "Where this process's code comes from: the interpreter, sys.path and the workbench package."
     pkg = getattr(sys.modules.get('cuda_agent_wb'), '__file__', None)
     return [sys.prefix, sys.exec_prefix, *sys.path, *([str(Path(pkg).resolve().parents[1])] if pkg else [])]
 
+# %% ../nbs/04_sandbox.ipynb #31e18b60
 def _restore_tmp(old_tmp: int, roots, writable):
     "Bind `roots` of the old /tmp (open as fd `old_tmp`) into the fresh one read-only, and `writable` read-write."
     for r in roots:
@@ -155,8 +166,11 @@ def _restore_tmp(old_tmp: int, roots, writable):
 
 # %% ../nbs/04_sandbox.ipynb #2372d778
 class _CapHeader(ctypes.Structure): _fields_ = [('version', ctypes.c_uint32), ('pid', ctypes.c_int)]
+
+# %% ../nbs/04_sandbox.ipynb #3883cd2c
 class _CapData(ctypes.Structure): _fields_ = [('effective', ctypes.c_uint32), ('permitted', ctypes.c_uint32), ('inheritable', ctypes.c_uint32)]
 
+# %% ../nbs/04_sandbox.ipynb #a28c6527
 def drop_capabilities() -> bool:
     "Drop every capability of this process and forbid regaining any (no_new_privs)."
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
@@ -233,6 +247,7 @@ def zygote_main(conn, preload: list):
             conn.send({'started': req['nonce'], 'pid': pid})
         _reap(conn)
 
+# %% ../nbs/04_sandbox.ipynb #b2069d72
 def _reap(conn):
     while True:
         try: pid, status = os.waitpid(-1, os.WNOHANG)
@@ -407,6 +422,7 @@ def send(self: Session, obj):
         self.sbx._pump(0.2); self._watch('send')
         raise ChildDied('exited', "candidate process closed its channel") from None
 
+# %% ../nbs/04_sandbox.ipynb #1cd58a32
 @patch
 def kill(self: Session):
     "Kill the child and everything it started (its process group)."
@@ -414,6 +430,7 @@ def kill(self: Session):
         try: target()
         except (ProcessLookupError, PermissionError): pass
 
+# %% ../nbs/04_sandbox.ipynb #ceef57d0
 @patch
 def close(self: Session):
     "End the session: close the channel, kill the child if it lingers."
@@ -428,6 +445,7 @@ def run(self: Sandbox, fn: str, job: dict, phase='run', limits=None) -> dict:
     try: return s.recv(phase)
     finally: s.close()
 
+# %% ../nbs/04_sandbox.ipynb #5311b526
 @patch
 def close(self: Sandbox):
     "Stop the zygote and remove the socket."

@@ -95,8 +95,10 @@ LAYOUTS = {  # input layout -> (dim constant, size scale) for every dim after th
 class ShapeError(ValueError):
     "A composition step that does not fit its input shape."
 
+# %% ../nbs/10_synth.ipynb #ae32b81f
 def _opts(s): return [ast.literal_eval(o) for o in s.split('|')]
 
+# %% ../nbs/10_synth.ipynb #fb9ecee6
 def pick_rule(rule: str, rng: random.Random|None, rank: int):
     "The structural choice of `rule` (the first option when `rng` is None); None for shape-derived rules."
     kind, _, arg = rule.partition(':')
@@ -112,6 +114,7 @@ def param_shape(shape) -> tuple:
     "Shape of a learned operand broadcast over the channels (dim 1), or the features of a 2-d input."
     return (shape[1],) + (1,) * (len(shape) - 2)
 
+# %% ../nbs/10_synth.ipynb #efc08cfe
 def rule_value(rule: str, pick, shape, preset: str):
     "The value of `rule` for an input of `shape` at `preset`, given its structural `pick`."
     kind, _, arg = rule.partition(':')
@@ -149,6 +152,7 @@ def resolve(path: str):
     mod, _, attr = path.rpartition('.')
     return getattr(importlib.import_module(mod), attr)
 
+# %% ../nbs/10_synth.ipynb #85c94603
 def _build_config(op: SeedOp, values: dict):
     return resolve(op.config)(**{p: values[f"config.{p}"] for p, r, kw in op.config_args})
 
@@ -159,6 +163,7 @@ class Step:
     op: SeedOp
     picks: dict = field(default_factory=dict)
 
+# %% ../nbs/10_synth.ipynb #a32618a2
 def pick_step(op: SeedOp, rng: random.Random|None, rank: int) -> Step:
     "Make the structural choices of `op`'s arguments for an input of `rank`."
     picks = {p: pick_rule(r, rng, rank) for p, r, kw in op.args if r not in ('x', 'config')}
@@ -177,6 +182,7 @@ def step_values(step: Step, shape, preset: str) -> dict:
 def _first(out, index):
     return out[index] if index is not None and isinstance(out, (tuple, list)) else out
 
+# %% ../nbs/10_synth.ipynb #05d0d814
 def op_callable(op: SeedOp, values: dict, device='cpu', dtype=None):
     "A function `x -> y` applying `op` with argument `values`; modules are built on `device` (and cast to `dtype`)."
     target = resolve(op.target)
@@ -252,6 +258,7 @@ class _threads:
     def __enter__(self): self.old = torch.get_num_threads(); torch.set_num_threads(self.n)
     def __exit__(self, *a): torch.set_num_threads(self.old)
 
+# %% ../nbs/10_synth.ipynb #c2a8d666
 def time_ms(fn, device, reps=5) -> float:
     "Median milliseconds of `fn()` over `reps` calls after one warm-up (synchronised on CUDA, one thread on CPU)."
     cuda = torch.device(device).type == 'cuda'
@@ -279,10 +286,12 @@ def calibrate_cpu(op, rank=None) -> float:
 # %% ../nbs/10_synth.ipynb #845d7712
 PROBE_SHAPES = {2: (4, 16), 3: (2, 8, 16), 4: (2, 8, 12, 12), 5: (2, 4, 6, 6, 6)}
 
+# %% ../nbs/10_synth.ipynb #31a5b44a
 class Excluded(Exception):
     "An op the crawl leaves out: `category` groups the report, the message says why."
     def __init__(self, category, reason): super().__init__(reason); self.category = category
 
+# %% ../nbs/10_synth.ipynb #985d1891
 def _one_line(e) -> str:
     msg = str(e).strip().splitlines()[0] if str(e).strip() else ''
     return f"{type(e).__name__}: {msg[:160]}" if msg else type(e).__name__
@@ -306,6 +315,7 @@ def _probe_fn(op, shape, device='cpu', dtype=None):
     torch.manual_seed(0)   # same weights on every call, so only the RNG state at call time differs
     return op_callable(op, step_values(pick_step(op, None, len(shape)), shape, 'cpu'), device, dtype)
 
+# %% ../nbs/10_synth.ipynb #d6b6dc99
 def _probe_outputs(op, shape, x, x3):
     outs = []
     for inp, seed in ((x, 1), (x, 2), (x3, 1)):
@@ -412,6 +422,7 @@ def _missing_rule(param, where='argument'):
     if param in TENSOR_PARAMS: return Excluded('tensor argument', f"needs a second tensor {where} {param!r}")
     return Excluded('no rule', f"no rule for the required {where} {param!r}")
 
+# %% ../nbs/10_synth.ipynb #9d6859a6
 def arg_specs(name: str, fn, skip: int = 0, given=(), doc=None) -> list:
     "[param, rule, as_keyword] for `fn`'s parameters after the first `skip` (and not in `given`); raises `Excluded` if one has no rule."
     ps = _signature_params(fn, doc)
@@ -435,6 +446,7 @@ def forward_specs(name: str, cls) -> list:
 # %% ../nbs/10_synth.ipynb #d48ee4bb
 def _exclusion(name, source, e: Excluded): return dict(name=name, source=source, category=e.category, reason=str(e))
 
+# %% ../nbs/10_synth.ipynb #9f06950b
 def crawl_one(make_ops, name: str, source: str):
     "Probe the candidate forms `make_ops()` yields for op `name`: (SeedOp, None) for the first that works, else (None, exclusion)."
     fails = []
@@ -515,6 +527,7 @@ def _transformers_activation_forms(cls, kw):
     yield SeedOp(name, f"{cls.__module__}.{cls.__name__}", 'module', 'transformers',
                  args=[[k, f"literal:{v!r}", True] for k, v in kw.items()] + arg_specs(name, cls.__init__, given=kw))
 
+# %% ../nbs/10_synth.ipynb #c59e0025
 def _transformers_block_forms(cls, cfg_cls):
     name = f"transformers.{cls.__name__}"
     op = SeedOp(name, f"{cls.__module__}.{cls.__name__}", 'module', 'transformers', args=arg_specs(name, cls.__init__),
@@ -545,6 +558,7 @@ class Catalogue:
     versions: dict = field(default_factory=dict)
     def __repr__(self): return f"Catalogue({len(self.ops)} ops, {len(self.excluded)} excluded)"
 
+# %% ../nbs/10_synth.ipynb #5938cbf2
 def _versions():
     v = {'torch': torch.__version__}
     try: import transformers; v['transformers'] = transformers.__version__
@@ -578,6 +592,7 @@ def crawl_seed_ops(transformers: bool = True, only: str|None = None, progress: b
 # %% ../nbs/10_synth.ipynb #7a2749d0
 def _op_fields(d): return SeedOp(**{f.name: d[f.name] for f in fields(SeedOp) if f.name in d})
 
+# %% ../nbs/10_synth.ipynb #b13421cd
 def save_catalogue(cat: Catalogue, folder=None) -> Path:
     "Write catalogue.json, excluded.json and README.md to `folder` (default: data/seed_ops)."
     folder = Path(folder or get_settings().paths.data/'seed_ops'); folder.mkdir(parents=True, exist_ok=True)
@@ -621,6 +636,7 @@ class Composition:
     @property
     def ops(self): return [s.op.name for s in self.steps]
 
+# %% ../nbs/10_synth.ipynb #b7bfa509
 def input_shape(layout: str, levels: dict, preset: str, batch: int) -> tuple:
     "The input shape of a layout at `preset`: batch first, then each dim's size at its scale's level."
     return (batch,) + tuple(SIZES[preset][scale][levels[scale]] for _, scale in LAYOUTS[layout])
@@ -731,6 +747,7 @@ def compose(self: Composer, rng, n_ops: int, transformers=False):
 # %% ../nbs/10_synth.ipynb #0b72ebb6
 def _snake(name): return re.sub(r'(?<=[a-z0-9])(?=[A-Z])', '_', name.split('.')[-1]).lower()
 
+# %% ../nbs/10_synth.ipynb #38775316
 def _call_name(target: str) -> str:
     "How a program refers to an op: F.gelu, nn.Conv2d, torch.tanh, or a transformers class name."
     for pre, short in (('torch.nn.functional.', 'F.'), ('torch.nn.', 'nn.')):
@@ -761,6 +778,7 @@ def init_arg(self: _Emitter, name):
     if name not in self.init_args: self.init_args.append(name)
     return name
 
+# %% ../nbs/10_synth.ipynb #c3b6b07e
 @patch
 def attr(self: _Emitter, base):
     name, i = base, 2
@@ -794,6 +812,7 @@ def call_args(self: _Emitter, k, st, module, sym) -> str:
         parts.append(f"{p}={expr}" if kw else expr)
     return ', '.join(parts)
 
+# %% ../nbs/10_synth.ipynb #ce706eff
 @patch
 def config_expr(self: _Emitter, k, st, sym) -> str:
     "A transformers config built from the step's config arguments."
@@ -801,6 +820,7 @@ def config_expr(self: _Emitter, k, st, sym) -> str:
     self.add_import(f"from {st.op.config.rpartition('.')[0]} import {cls}")
     return f"{cls}(" + ', '.join(f"{p}={self.arg_expr(k, p, r, True, sym, key=f'config.{p}')}" for p, r, _ in st.op.config_args) + ")"
 
+# %% ../nbs/10_synth.ipynb #37c7e5fb
 @patch
 def add_import(self: _Emitter, line):
     if line not in self.imports: self.imports.append(line)
@@ -856,6 +876,7 @@ def walk(self: _Emitter) -> None:
 # %% ../nbs/10_synth.ipynb #2170966b
 def _lit(v): return repr(v)
 
+# %% ../nbs/10_synth.ipynb #31e89ab5
 @patch
 def render(self: _Emitter, header: str) -> str:
     "The program text."
@@ -899,6 +920,7 @@ def sample_count(self: Composer, rng) -> int:
     ks = sorted(self.op_counts)
     return rng.choices(ks, [self.op_counts[k] for k in ks])[0]
 
+# %% ../nbs/10_synth.ipynb #0372b5be
 @patch
 def candidate(self: Composer, idx: int) -> Candidate:
     "Candidate `idx`: a program drawn with the RNG seeded by (seed, idx)."
@@ -942,6 +964,7 @@ class FilterConfig:
 # %% ../nbs/10_synth.ipynb #4701ddae
 def _norm_call(dotted: str) -> str: return dotted.rpartition('.')[2].lower()
 
+# %% ../nbs/10_synth.ipynb #e9e1ef53
 def _init_attrs(cls: ast.ClassDef) -> dict:
     "self.<attr> -> the canonical name of what a method of `cls` assigns to it."
     attrs = {}
@@ -961,8 +984,10 @@ class _Inline(ast.NodeTransformer):
     def __init__(self, env): self.env = env
     def visit_Name(self, n): return copy.deepcopy(self.env[n.id]) if isinstance(n.ctx, ast.Load) and n.id in self.env else n
 
+# %% ../nbs/10_synth.ipynb #2cbb28e3
 def _size(e): return sum(1 for _ in ast.walk(e))
 
+# %% ../nbs/10_synth.ipynb #c61fde39
 def _inline_forward(fn: ast.FunctionDef):
     "The expression a straight-line forward returns, locals substituted; None for any other body (or a huge one)."
     env = {}
@@ -1060,6 +1085,7 @@ class StaticGate:
 # %% ../nbs/10_synth.ipynb #a7129044
 def _stage(name, status, reason=None, **info): return dict(stage=name, status=status, reason=reason, **info)
 
+# %% ../nbs/10_synth.ipynb #5c5dcb7a
 @patch
 def check(self: StaticGate, c: Candidate) -> dict:
     "A record for candidate `c` with its static stages run; `task` holds the parsed Task when it parsed."
@@ -1080,6 +1106,7 @@ def check(self: StaticGate, c: Candidate) -> dict:
     if 'decontam' in self.fc.stages: st.append(self.decontam(toks))
     return rec
 
+# %% ../nbs/10_synth.ipynb #66461bc8
 @patch
 def decontam(self: StaticGate, toks) -> dict:
     "The decontamination stage for one canonical form."
@@ -1095,6 +1122,7 @@ def _tensors(out) -> list:
     if isinstance(out, (tuple, list)): return [t for o in out for t in _tensors(o)]
     return []
 
+# %% ../nbs/10_synth.ipynb #bad15613
 def _close(a, b, atol, rtol) -> bool:
     "Two outputs agree: same shapes, allclose element-wise."
     return len(a) == len(b) and all(x.shape == y.shape and torch.allclose(x.float(), y.float(), atol=atol, rtol=rtol, equal_nan=True) for x, y in zip(a, b))
@@ -1173,6 +1201,7 @@ def _same_input(a, b) -> bool:
     if isinstance(a, torch.Tensor): return isinstance(b, torch.Tensor) and a.shape == b.shape and torch.equal(a, b)
     return a == b
 
+# %% ../nbs/10_synth.ipynb #daf34a79
 def check_input_sensitive(r: _Run):
     "Inputs for another seed differ, and so does the output (at the verification tolerance)."
     r.ensure()
@@ -1191,6 +1220,7 @@ def _perturbed(model, names=None, seed=7):
             p.mul_(1 + 0.5 * torch.randn(p.shape, generator=g).to(p.device)).add_(0.1 * torch.randn(p.shape, generator=g).to(p.device))
     return m
 
+# %% ../nbs/10_synth.ipynb #8c5877b1
 def check_weight_sensitive(r: _Run):
     "Perturbing the weights changes the output; weights that do not matter alone are recorded."
     r.ensure()
@@ -1218,6 +1248,7 @@ def compile_env():
     os.environ.setdefault('TORCHINDUCTOR_CACHE_DIR', str(cache_dir('inductor')))
     os.environ.setdefault('TORCHINDUCTOR_FX_GRAPH_CACHE', '1')
 
+# %% ../nbs/10_synth.ipynb #862af0b9
 def check_runs_compile(r: _Run):
     "`torch.compile` runs the model and matches eager at the verification tolerance."
     r.ensure(); compile_env()
@@ -1327,6 +1358,7 @@ def _is_ready(self: WorkerPool, i: int) -> bool:
         if not self.ready[i] and not self.procs[i].is_alive(): self.procs[i].join(5); self._start(i)
     return self.ready[i]
 
+# %% ../nbs/10_synth.ipynb #8005fc21
 @patch
 def run(self: WorkerPool, items):
     "Yield (key, result) for each (key, Task) in `items`, as workers finish them (a task's time starts when a worker takes it)."
@@ -1348,6 +1380,7 @@ def default_workers(backend: str) -> int:
     gpus = max(1, torch.cuda.device_count())
     return gpus * max(1, min(4, (os.cpu_count() or 2) // (2 * gpus)))
 
+# %% ../nbs/10_synth.ipynb #e3bf7c8a
 class Checker:
     "Runs the dynamic stages inline (workers=0) or in a WorkerPool; a context manager."
     def __init__(self, fc: FilterConfig, workers=None, timeout_s=600.0, progress=True):
@@ -1369,6 +1402,7 @@ def counted(results, n: int, desc: str, progress: bool = True):
     with tqdm(total=n, desc=desc, disable=not progress or not n, file=sys.stderr) as bar:
         for res in results: yield res; bar.update(1)
 
+# %% ../nbs/10_synth.ipynb #8d08d7e7
 @patch
 def run(self: Checker, items):
     "Yield (key, result) for each (key, Task), with a progress bar."
@@ -1387,11 +1421,13 @@ def out_of_memory(res: dict) -> bool:
     "Whether a dynamic-stage result failed because the device ran out of memory."
     return any(s['status'] == 'fail' and 'OutOfMemoryError' in (s.get('reason') or '') for s in res['stages'])
 
+# %% ../nbs/10_synth.ipynb #b73eed0a
 @patch(as_prop=True)
 def shares_device(self: Checker) -> bool:
     "Whether several workers share a GPU (each within its share of its memory)."
     return self.device == 'cuda' and self.workers > max(1, torch.cuda.device_count())
 
+# %% ../nbs/10_synth.ipynb #6c83df95
 @patch
 def run_alone(self: Checker, items):
     "Yield (key, result) for each (key, Task), each in a worker that has a GPU to itself (run when the shared pool is idle)."
@@ -1426,6 +1462,7 @@ class CheckCache:
 # %% ../nbs/10_synth.ipynb #d1a0440c
 def passed(rec: dict) -> bool: return bool(rec['stages']) and all(s['status'] != 'fail' for s in rec['stages'])
 
+# %% ../nbs/10_synth.ipynb #d8d41f63
 def run_dynamic(recs: list, checker: Checker, cache: CheckCache) -> None:
     "Add the dynamic stages to every record that passed the static ones (from the cache when already checked)."
     todo = []
@@ -1460,6 +1497,7 @@ def extract_code(text: str) -> str:
     blocks = re.findall(r"```(?:python|py)?\s*\n(.*?)```", text or '', re.S)
     return (blocks[-1] if blocks else text or '').strip() + '\n'
 
+# %% ../nbs/10_synth.ipynb #3a5ed5bc
 class LLMComposer:
     "Writes each candidate with a policy (`policy.act(messages, tools)`), on the random composer's sampling."
     def __init__(self, policy, composer: Composer): self.policy, self.composer = policy, composer
@@ -1512,6 +1550,7 @@ class SynthRun:
     def funnel_df(self): return pd_frame(self.funnel)
     def __repr__(self): return f"SynthRun({len(self.accepted)} accepted of {len(self.records)} candidates in {self.wall_s:.0f} s -> {self.out_dir})"
 
+# %% ../nbs/10_synth.ipynb #149ddb71
 def pd_frame(rows):
     import pandas as pd
     return pd.DataFrame(rows)
@@ -1539,6 +1578,7 @@ def synthesize(cfg: SynthConfig, fc: FilterConfig|None = None, policy=None, prog
             records += recs
     return write_run(out, records, fc, time.time() - t0, cfg, kind='synth')
 
+# %% ../nbs/10_synth.ipynb #c2f46f5b
 def _progress(it, progress, desc):
     from tqdm.auto import tqdm
     return tqdm(it, desc=desc, disable=not progress, file=sys.stderr, leave=False)
@@ -1546,6 +1586,7 @@ def _progress(it, progress, desc):
 # %% ../nbs/10_synth.ipynb #d3af70d1
 def _stage_of(rec, name): return next((s for s in rec['stages'] if s['stage'] == name), {})
 
+# %% ../nbs/10_synth.ipynb #5ce28a6a
 def dataset_row(rec: dict, fc: FilterConfig) -> dict:
     "One dataset row: Ops-6K's columns, then ours."
     m = rec['metrics']
@@ -1573,6 +1614,7 @@ def write_dataset(rows: list, path) -> Path:
 # %% ../nbs/10_synth.ipynb #335889d7
 def _reason_key(r): return re.sub(r'\d+(\.\d+)?(e-?\d+)?', '#', r or '')[:90]
 
+# %% ../nbs/10_synth.ipynb #7551d5a0
 def funnel(records: list, stages=STAGES) -> list:
     "Per stage: entered, passed, skipped, failed, remaining, and the top failure reasons."
     rows = []
@@ -1589,6 +1631,7 @@ def op_count_category(ops, data_source) -> str:
     "The paper's composition buckets: `1-op` ... `5-op`, or `transformers`."
     return 'transformers' if str(data_source).startswith('transformers') else f"{len(ops)}-op"
 
+# %% ../nbs/10_synth.ipynb #30f91a1f
 def op_count_figure(rows: list, op_counts=None):
     "Grouped bars: share of tasks per op-count bucket, ours against the paper's."
     import plotly.graph_objects as go
@@ -1608,6 +1651,7 @@ def op_frequency_figure(rows: list, top=40):
     fig = go.Figure(go.Bar(x=[v for _, v in c], y=[k for k, _ in c], orientation='h'))
     return fig.update_layout(title=f'Op frequency (top {len(c)})', xaxis_title='tasks', height=max(300, 18 * len(c) + 120))
 
+# %% ../nbs/10_synth.ipynb #38de3588
 def funnel_figure(fun: list):
     "The filter funnel: candidates remaining after each stage."
     import plotly.graph_objects as go
@@ -1622,6 +1666,7 @@ def eager_figure(rows: list):
     fig = go.Figure(go.Histogram(x=[math.log10(m) for m in ms], nbinsx=30))
     return fig.update_layout(title='Eager time of kept tasks', xaxis_title='log10(ms)', yaxis_title='tasks', height=320)
 
+# %% ../nbs/10_synth.ipynb #64cdbc64
 def write_report(path, title: str, summary: str, fun: list, figs: list) -> Path:
     "A self-contained HTML report: summary, funnel table, figures."
     parts = [f"<html><head><meta charset='utf-8'><title>{title}</title></head><body style='font-family:sans-serif;max-width:1100px;margin:auto'>",
@@ -1652,6 +1697,7 @@ def write_run(out: Path, records: list, fc: FilterConfig, wall_s: float, cfg=Non
 # %% ../nbs/10_synth.ipynb #fa74419f
 def _ops_value(v): return v.tolist() if hasattr(v, 'tolist') else v
 
+# %% ../nbs/10_synth.ipynb #af48ab84
 def read_ops6k_rows(path, limit=None) -> list:
     "Rows of a CUDA-Agent-Ops-6K-format file or folder as candidates, broken code included."
     from cuda_agent_wb.tasks import _ops6k_files, _parse_ops

@@ -55,6 +55,7 @@ _NOT_OPS = {'nn.Parameter', 'nn.ModuleList', 'nn.ModuleDict', 'nn.Sequential', '
 _LAYOUT_METHODS = {'view', 'reshape', 'transpose', 'permute', 'split', 'chunk', 'size', 'contiguous', 'unsqueeze',
                    'squeeze', 'flatten', 'expand', 'to', 'float', 'half', 'type', 'dim', 'numel', 't'}
 
+# %% ../nbs/01_tasks.ipynb #818a5a64
 def _op_name(call: ast.Call):
     import torch
     name = _dotted(call.func).replace('torch.nn.functional.', 'F.').replace('torch.nn.', 'nn.')
@@ -63,6 +64,7 @@ def _op_name(call: ast.Call):
     if meth and not meth.startswith('_') and not name.startswith('self.') and hasattr(torch.Tensor, meth) and meth not in _LAYOUT_METHODS:
         return f"Tensor.{meth}"
 
+# %% ../nbs/01_tasks.ipynb #613ca791
 def task_ops(tree: ast.Module) -> list[str]:
     "Torch ops a task's Model uses (modules, functions, tensor methods), outermost calls first."
     ops = []
@@ -80,6 +82,7 @@ def _literal(node):
     if isinstance(node, ast.Dict): return {_literal(k): _literal(v) for k, v in zip(node.keys, node.values)}
     return ast.literal_eval(node)
 
+# %% ../nbs/01_tasks.ipynb #a38e7558
 def task_presets(tree: ast.Module, where: str) -> dict:
     "The task's `PRESETS` dict (preset name -> constant overrides), {} if it declares none."
     for n in tree.body:
@@ -123,6 +126,7 @@ def _level_of(p: Path):
     m = next((re.fullmatch(r'level(\d+)', part) for part in reversed(p.parts) if re.fullmatch(r'level(\d+)', part)), None)
     return int(m.group(1)) if m else None
 
+# %% ../nbs/01_tasks.ipynb #77466f75
 def task_identity(path, root=None, dataset=None) -> dict:
     "A task file's text, id, level and dataset, read without parsing it (`root`, a folder it was found in, shapes its id)."
     p = Path(path)
@@ -134,6 +138,7 @@ def task_identity(path, root=None, dataset=None) -> dict:
     ds = dataset or ('kernelbench' if level else 'bundled' if p.parent.name == 'tasks' and p.parent.parent.name == 'data' else 'local')
     return dict(source=source, id=tid, level=level, dataset=ds)
 
+# %% ../nbs/01_tasks.ipynb #e9845200
 def load_task(path, root=None, dataset=None) -> Task:
     "Load one task file; `root` (a folder it was found in) shapes its id."
     d = task_identity(path, root, dataset)
@@ -169,6 +174,7 @@ def _parse_ops(v):
     except (ValueError, SyntaxError): r = [o.strip() for o in str(v).strip('[]').split(',') if o.strip()]
     return [str(o) for o in r] if isinstance(r, (list, tuple)) else [str(r)]
 
+# %% ../nbs/01_tasks.ipynb #d67d9fdc
 def _ops6k_files(path: Path):
     if path.is_dir(): return sorted([*path.rglob('*.parquet'), *path.rglob('*.jsonl'), *path.rglob('*.json')])
     return [path]
@@ -198,6 +204,7 @@ def load_ops6k(path=None, limit=None) -> tuple[list[Task], list[str]]:
 def _raise_from(task, what, e):
     raise TaskError(f"{task.where}: {what} raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}".rstrip()) from e
 
+# %% ../nbs/01_tasks.ipynb #b4c41d8e
 def load_module(task: Task, preset: str|None = None) -> types.ModuleType:
     "Execute the task's source in a new module, then apply `preset`'s constant overrides."
     mod = types.ModuleType(f"cawb_task_{task.hash}")
@@ -261,6 +268,7 @@ def _shapes(xs):
     import torch
     return ' '.join('x'.join(map(str, x.shape)) if isinstance(x, torch.Tensor) else repr(x) for xs_ in [xs] for x in xs_)
 
+# %% ../nbs/01_tasks.ipynb #5ad377da
 def eager_ms(fn, reps=5) -> float:
     "Median wall milliseconds of `fn()` over `reps` calls after one warm-up."
     fn(); ts = []

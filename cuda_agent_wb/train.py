@@ -24,10 +24,11 @@ __all__ = ['DTYPES', 'EVALUATOR_TOOLS', 'SINGLE_TURN_SYSTEM', 'SINGLE_TURN_TASK'
            'episode_from_trajectory', 'jitter_numbers', 'jitter_trajectory', 'collate', 'GuessEnv', 'BisectPolicy',
            'parse_solution', 'SingleTurnEnv', 'cudagraph_tls', 'adopt_cudagraph_tls', 'ActorPolicy', 'static_batch',
            'lockstep_header', 'play_lockstep', 'MetricsLog', 'read_metrics', 'plot_metrics', 'plot_step_times',
-           'TrainConfig', 'make_config', 'parse_overrides', 'save_config', 'load_config', 'validate_action',
-           'redundant_loop', 'rft_reject_reason', 'rft_filter', 'Trainer', 'base_tokenizer', 'full_params',
-           'rollout_stats', 'batch_stats', 'load_rft_dataset', 'turn_lengths', 'turns_over_budget', 'run_pipeline',
-           'config_from_args', 'main', 'launch_command']
+           'RunSettings', 'SamplingSettings', 'PPOSettings', 'WarmupSettings', 'RFTSettings', 'ValueSettings',
+           'AgenticSettings', 'BookkeepingSettings', 'TrainConfig', 'make_config', 'parse_overrides', 'save_config',
+           'load_config', 'validate_action', 'redundant_loop', 'rft_reject_reason', 'rft_filter', 'Trainer',
+           'base_tokenizer', 'full_params', 'rollout_stats', 'batch_stats', 'load_rft_dataset', 'turn_lengths',
+           'turns_over_budget', 'run_pipeline', 'config_from_args', 'main', 'launch_command']
 
 # %% ../nbs/12_train.ipynb #1ea10510
 def char_tokenizer():
@@ -54,6 +55,7 @@ def tiny_config(tok, hidden=64, layers=2, heads=4, kv_heads=2, intermediate=None
                        max_position_embeddings=max_positions, tie_word_embeddings=True,
                        pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id, bos_token_id=None)
 
+# %% ../nbs/12_train.ipynb #568ad98c
 def init_base_model(dest, tok, seed=0, **cfg) -> Path:
     "Write a random-init causal LM (from `tiny_config(tok, **cfg)`) and `tok` to `dest`."
     from transformers import AutoModelForCausalLM
@@ -65,10 +67,12 @@ def init_base_model(dest, tok, seed=0, **cfg) -> Path:
 # %% ../nbs/12_train.ipynb #8fa996db
 DTYPES = {'float32': torch.float32, 'bfloat16': torch.bfloat16, 'float16': torch.float16}
 
+# %% ../nbs/12_train.ipynb #7cfb723b
 def _dtype(name):
     if name not in DTYPES: raise ValueError(f"dtype must be one of {', '.join(DTYPES)}, not {name!r}")
     return DTYPES[name]
 
+# %% ../nbs/12_train.ipynb #59267d16
 @contextlib.contextmanager
 def quiet_transformers():
     "Silence transformers' load reports (a fresh value head is reported as missing weights)."
@@ -123,16 +127,20 @@ def critic_values(critic, input_ids, attention_mask):
 
 # %% ../nbs/12_train.ipynb #c367b47b
 _RENDERERS = {}
+
+# %% ../nbs/12_train.ipynb #995a2401
 def _renderer(tok):
     from cuda_agent_wb.agent import HFPolicy
     if id(tok) not in _RENDERERS: _RENDERERS[id(tok)] = HFPolicy(None, tok)
     return _RENDERERS[id(tok)]
 
+# %% ../nbs/12_train.ipynb #ec9f959f
 def render_chat(tok, messages, tools=None) -> tuple[list, list|None]:
     "The messages and tool schemas as `HFPolicy` hands them to the chat template of `tok`."
     r = _renderer(tok)
     return r._render(messages, tools), (tools if r.native_tools else None)
 
+# %% ../nbs/12_train.ipynb #e399bb01
 def _template(tok, msgs, tools, gen=False) -> str:
     return tok.apply_chat_template(msgs, tools=tools, tokenize=False, add_generation_prompt=gen) if msgs else ''
 
@@ -142,8 +150,10 @@ def stop_token_ids(tok) -> set:
     ids = {tok.eos_token_id, tok.convert_tokens_to_ids('<|im_end|>')}
     return {i for i in ids if i is not None and i != tok.unk_token_id}
 
+# %% ../nbs/12_train.ipynb #5829d6b9
 def _encode(tok, text): return tok(text, add_special_tokens=False)['input_ids'] if text else []
 
+# %% ../nbs/12_train.ipynb #52982769
 def _reply_mask(tok, ids):
     "Trainable up to and including the first stop token (the template's glue after it is not the model's)."
     stops = stop_token_ids(tok)
@@ -155,6 +165,7 @@ def _prefix_check(text, prev, k):
     if not text.startswith(prev): raise ValueError(f"chat template is not prefix-stable at message {k}: cannot split the chat into turns")
     return text
 
+# %% ../nbs/12_train.ipynb #41392746
 def tokenize_chat(tok, messages, tools=None, max_len=None) -> tuple[list[int], list[int]]:
     "Token ids of a chat and its trainable mask (1 on the assistant's own tokens); cut at `max_len`."
     msgs, tools = render_chat(tok, messages, tools)
@@ -189,6 +200,7 @@ class Episode:
     source: str = ''
     meta: dict = field(default_factory=dict)
 
+# %% ../nbs/12_train.ipynb #1fd6ee34
 def trajectory_tools(traj: dict):
     "The tool schemas the policy was shown in a trajectory (the kernel environment's unless the header says)."
     from cuda_agent_wb.agent import TOOLS
@@ -212,12 +224,14 @@ _OFF_COUNT = re.compile(r'(?<![\w.])(\d+)(?=/\d+ elements off)')
 _PASS_REWARD = re.compile(r'^reward: [123]$', re.M)
 EVALUATOR_TOOLS = ('compile', 'verify', 'profile')
 
+# %% ../nbs/12_train.ipynb #ea2534ac
 def jitter_numbers(text: str, rng: random.Random, spread: float = 0.3) -> str:
     "`text` with each decimal (timings, speedups) and wrong-element count scaled by a random factor in [1-spread, 1+spread], a pass's reward redrawn."
     text = _DECIMAL.sub(lambda m: f"{float(m.group(0)) * rng.uniform(1 - spread, 1 + spread):.{len(m.group(2))}f}", text)
     text = _OFF_COUNT.sub(lambda m: str(max(1, round(int(m.group(1)) * rng.uniform(1 - spread, 1 + spread)))), text)
     return _PASS_REWARD.sub(lambda m: f"reward: {rng.choice('123')}", text)
 
+# %% ../nbs/12_train.ipynb #685a68a8
 def jitter_trajectory(traj: dict, seed) -> dict:
     "A copy of `traj` whose evaluator observations carry other numbers (`jitter_numbers`); the replies are unchanged."
     rng = random.Random(seed)
@@ -359,11 +373,13 @@ def step(self: SingleTurnEnv, action, parse_error=None):
 # %% ../nbs/12_train.ipynb #da7c3f60
 CUDAGRAPH_TLS_KEYS = ('tree_manager_containers', 'tree_manager_locks')
 
+# %% ../nbs/12_train.ipynb #12271c58
 def cudagraph_tls() -> dict:
     "The calling thread's CUDA-graph-tree state (torch keeps it per thread)."
     import torch._inductor.cudagraph_trees       # importing it sets the importing thread's state
     return {k: torch._C._get_obj_in_tls(k) for k in CUDAGRAPH_TLS_KEYS if torch._C._is_key_in_tls(k)}
 
+# %% ../nbs/12_train.ipynb #32badf96
 def adopt_cudagraph_tls(state: dict):
     "Give the calling thread `state` (from `cudagraph_tls`) where it has none, so all threads share one graph tree."
     for k, v in state.items():
@@ -427,6 +443,7 @@ def cache_kwargs(self: ActorPolicy, batch: int = 1, length: int = 1) -> dict:
     name = 'cache' if 'cache' in inspect.signature(self.model.forward).parameters else 'past_key_values'
     return {name: cache}
 
+# %% ../nbs/12_train.ipynb #0269bd16
 def static_batch(n: int) -> int:
     "The batch (or cache length) a static-cache generation pads `n` to: the next power of two (each size is one compile)."
     return 1 << max(0, n - 1).bit_length()
@@ -511,6 +528,7 @@ def play_lockstep(envs: list, policy: ActorPolicy, out_dir, samples: list|None =
 # %% ../nbs/12_train.ipynb #4d915ba4
 STAGES = {1: 'warmup', 2: 'rft', 3: 'value', 4: 'agentic'}
 
+# %% ../nbs/12_train.ipynb #9f54ac6e
 class MetricsLog:
     "Append-only JSONL metrics; every record carries `stage` and `step`."
     def __init__(self, path, enabled=True):
@@ -524,6 +542,7 @@ class MetricsLog:
         for listen in self.listeners: listen(rec)
         return rec
 
+# %% ../nbs/12_train.ipynb #7b351d87
 def _plain(v):
     if isinstance(v, torch.Tensor): v = v.item()
     if isinstance(v, float): return None if math.isnan(v) or math.isinf(v) else round(v, 6)
@@ -586,8 +605,8 @@ def plot_step_times(path):
 
 # %% ../nbs/12_train.ipynb #c95174d4
 @dataclass
-class TrainConfig:
-    "Every setting of a training run (see PRESETS)."
+class RunSettings:
+    "The run: where it writes, which model and tokenizer, which environment, evaluator and tasks, which stages."
     out_dir: str = 'runs/train'
     preset: str = 'custom'
     model_path: str|None = None          # local HF checkpoint folder; None = random-init `tiny` model
@@ -603,12 +622,20 @@ class TrainConfig:
     dtype: str = 'bfloat16'
     grad_ckpt: bool = False
     lora: dict|None = None
-    # sampling
+
+# %% ../nbs/12_train.ipynb #ae2f36a1
+@dataclass
+class SamplingSettings:
+    "Sampling: temperature, the KV cache, reply and sequence lengths."
     temperature: float = 1.0
     gen_cache: str = 'dynamic'           # sampling's KV cache: 'dynamic', or 'static' (fixed size; on a GPU the decode step is compiled with CUDA graphs)
     max_new_tokens: int = 4096
     max_seq_len: int = 131072
-    # PPO (stages 1 and 4)
+
+# %% ../nbs/12_train.ipynb #b9f90a03
+@dataclass
+class PPOSettings:
+    "PPO (stages 1 and 4): learning rates, clipping, GAE, batches, penalties."
     actor_lr: float = 3e-6
     critic_lr: float = 6e-6
     clip_low: float = 0.2
@@ -626,10 +653,18 @@ class TrainConfig:
     entropy_coef: float = 0.0
     grad_clip: float = 1.0
     weight_decay: float = 0.0
-    # stage 1: single-turn warm-up
+
+# %% ../nbs/12_train.ipynb #397fe503
+@dataclass
+class WarmupSettings:
+    "Stage 1, single-turn warm-up."
     warmup_iterations: int = 10
     warmup_episodes: int = 1024          # episodes per iteration (global batch)
-    # stage 2: rejection fine-tuning
+
+# %% ../nbs/12_train.ipynb #821c68f2
+@dataclass
+class RFTSettings:
+    "Stage 2, rejection fine-tuning: the trajectory pool, its filters, the SFT."
     rft_samples: int = 4                 # agent trajectories sampled per task
     rft_max_turns: int = 150
     rft_min_reward: float = 0.0          # keep reward > this
@@ -640,22 +675,39 @@ class TrainConfig:
     sft_epochs: int = 2
     sft_lr: float = 1e-5
     sft_batch: int = 64
-    # stage 3: value pretraining
+
+# %% ../nbs/12_train.ipynb #a2c05ff1
+@dataclass
+class ValueSettings:
+    "Stage 3, value pretraining."
     value_epochs: int = 4
     value_lr: float = 6e-6
     value_batch: int = 64
     value_gamma: float = 1.0
     value_lam: float = 0.95
-    # stage 4: multi-turn agentic PPO
+
+# %% ../nbs/12_train.ipynb #d72ecf54
+@dataclass
+class AgenticSettings:
+    "Stage 4, multi-turn agentic PPO: episodes, turns, concurrency."
     ppo_iterations: int = 100
     ppo_episodes: int = 1024             # episodes per iteration (global batch)
     max_turns: int = 150
     samples_per_task: int = 1            # episodes per task in one iteration
     workers: int = 8                     # concurrent agent episodes (rollout runner threads) per process
     evaluators: int = 1                  # evaluators per process on its device: more overlap episodes' builds and checks (timing stays one at a time)
-    # bookkeeping
+
+# %% ../nbs/12_train.ipynb #a7cc8a27
+@dataclass
+class BookkeepingSettings:
+    "Bookkeeping: checkpoints and resuming."
     save_every: int = 1                  # checkpoint every N iterations / epochs
     resume: bool = True
+
+# %% ../nbs/12_train.ipynb #df9f27f4
+@dataclass
+class TrainConfig(BookkeepingSettings, AgenticSettings, ValueSettings, RFTSettings, WarmupSettings, PPOSettings, SamplingSettings, RunSettings):
+    "Every setting of a training run (see PRESETS), by group: run, sampling, PPO, the four stages, bookkeeping."
 
 # %% ../nbs/12_train.ipynb #891c2326
 PRESETS = {
@@ -721,6 +773,7 @@ def save_config(cfg: TrainConfig, path) -> Path:
     p = Path(path); p.parent.mkdir(parents=True, exist_ok=True); p.write_text(json.dumps(asdict(cfg), indent=1))
     return p
 
+# %% ../nbs/12_train.ipynb #de5c3ad1
 def load_config(path) -> TrainConfig:
     "A TrainConfig from a JSON file (as written to OUT/config.json); unknown keys are an error naming the file."
     try: d = json.loads(Path(path).read_text())
@@ -866,6 +919,7 @@ def save_checkpoint(self: Trainer):
     self.acc.wait_for_everyone()
     self.log_save_time('checkpoint', time.time() - t0)
 
+# %% ../nbs/12_train.ipynb #8b1207c5
 @patch
 def log_save_time(self: Trainer, kind: str, seconds: float):
     "Append how long a checkpoint or export took to OUT/checkpoints/times.jsonl (kept apart from the step times)."
@@ -943,11 +997,13 @@ def shard(self: Trainer, n: int) -> list[int]:
     if n % self.acc.num_processes: raise ValueError(f"{n} episodes per iteration do not split over {self.acc.num_processes} processes")
     return self.shard_of(n)
 
+# %% ../nbs/12_train.ipynb #f334126b
 @patch
 def shard_of(self: Trainer, n: int) -> list[int]:
     "This process's indices out of `n` items (round robin; uneven splits allowed)."
     return list(range(self.acc.process_index, n, self.acc.num_processes))
 
+# %% ../nbs/12_train.ipynb #fa8a0cb2
 @patch
 def even_share(self: Trainer, items: list) -> list:
     "This process's share of `items`, the list cycled so every process gets the same count (equal steps under DDP)."
@@ -962,6 +1018,7 @@ def iteration_tasks(self: Trainer, key: str, it: int, n: int) -> list:
     order = list(range(len(ts))); random.Random(f"{self.cfg.seed}-{key}").shuffle(order)
     return [ts[order[(it * n + j) % len(ts)]] for j in range(n)]
 
+# %% ../nbs/12_train.ipynb #f90c7058
 @patch
 def rollout_kernel(self: Trainer, tasks: list, out_dir, max_turns: int, make_policy=None, samples: int = 1) -> list[dict]:
     "Agent-loop episodes on `tasks` through the rollout runner; returns their trajectories."
@@ -997,6 +1054,7 @@ def collect(self: Trainer, stage: int, it: int) -> list[dict]:
 # %% ../nbs/12_train.ipynb #83d1cdae
 def _mean(xs): xs = [x for x in xs if x is not None]; return sum(xs) / len(xs) if xs else None
 
+# %% ../nbs/12_train.ipynb #0d19b96c
 def rollout_stats(trajs: list) -> dict:
     "Reward, pass rate, speedups, turns, parse errors and generation tokens/s of a batch of trajectories."
     rs = [trajectory_reward(t) for t in trajs]
@@ -1042,6 +1100,7 @@ def score(self: Trainer, mbs: list[dict]):
 # %% ../nbs/12_train.ipynb #34aa4e90
 def _sync(acc, model, last): return contextlib.nullcontext() if last else acc.no_sync(model)
 
+# %% ../nbs/12_train.ipynb #caf09ab0
 @patch
 def ppo_microstep(self: Trainer, b: dict, w: float, last: bool) -> dict:
     "Forward and backward of one micro-batch (actor and critic), loss weighted by `w`; returns its stats."
@@ -1069,6 +1128,7 @@ def step_optimizers(self: Trainer, actor=True, critic=True) -> dict:
         opt.step(); opt.zero_grad(set_to_none=True); out[f"grad_norm_{name}"] = float(gn)
     return out
 
+# %% ../nbs/12_train.ipynb #a73d0d2b
 def _wmean(rows, key, wkey='_w'):
     tot = sum(r[wkey] for r in rows)
     return sum(r[key] * r[wkey] for r in rows) / tot if tot else None
@@ -1195,6 +1255,7 @@ def _bisect_pool(self: Trainer, d):
     "The toy expert's episodes, one per target digit (this process's share)."
     return [_play_one(GuessEnv(t, self.cfg.rft_max_turns), BisectPolicy(), d, t) for t in self.shard_of(10)]
 
+# %% ../nbs/12_train.ipynb #ef035f6a
 def _play_one(env, policy, d, k):
     "One episode of any policy on any environment, recorded like `play_lockstep`."
     from cuda_agent_wb.rollout import TrajectoryWriter, make_step, make_summary, read_trajectory
@@ -1276,6 +1337,7 @@ def turn_lengths(mask) -> list[int]:
         elif n: runs.append(n); n = 0
     return runs
 
+# %% ../nbs/12_train.ipynb #5b024a15
 def turns_over_budget(episodes: list, max_new_tokens: int) -> str|None:
     "One line naming the fine-tuning turns longer than `max_new_tokens` (sampling can never finish them), or None."
     over = [(e.meta.get('task_id'), i + 1, n) for e in episodes for i, n in enumerate(turn_lengths(e.mask)) if n > max_new_tokens]
@@ -1367,6 +1429,7 @@ def export(self: Trainer, dest):
             self.acc.unwrap_model(m).save_pretrained(Path(dest)/name, state_dict=sd); self.tok.save_pretrained(Path(dest)/name)
     self.acc.wait_for_everyone()
 
+# %% ../nbs/12_train.ipynb #6ea2c805
 @patch
 def close(self: Trainer):
     "Stop the evaluator's workers."

@@ -70,6 +70,7 @@ def flat_outputs(out) -> tuple[list, str]:
 def _is_plain_tensor(x) -> bool:
     return type(x) is torch.Tensor and x.layout == torch.strided and x.device.type != 'meta'
 
+# %% ../nbs/05_verify.ipynb #d6a0c744
 def check_output_structure(ref, cand) -> Flag|None:
     "Outputs must be plain dense tensors, nested like the reference's."
     (rl, rs), (cl, cs) = flat_outputs(ref), flat_outputs(cand)
@@ -83,6 +84,7 @@ def check_shapes(ref, cand) -> Flag|None:
     for i, (r, c) in enumerate(zip(flat_outputs(ref)[0], flat_outputs(cand)[0])):
         if r.shape != c.shape: return Flag('shape_mismatch', f"output {i}: expected {tuple(r.shape)}, got {tuple(c.shape)}")
 
+# %% ../nbs/05_verify.ipynb #cad2fe8d
 def check_dtypes(ref, cand) -> Flag|None:
     "Every output has the reference's dtype."
     for i, (r, c) in enumerate(zip(flat_outputs(ref)[0], flat_outputs(cand)[0])):
@@ -101,6 +103,7 @@ def _as_float(t):
     "float32 for comparing (float64 kept as is): 1e-2 tolerances need no more, and it halves the memory traffic."
     return t if t.dtype in (torch.float64, torch.complex128) else t.float() if not t.is_complex() else t
 
+# %% ../nbs/05_verify.ipynb #a35ef204
 def check_close(ref, cand, atol: float, rtol: float) -> Flag|None:
     "|cand - ref| <= atol + rtol * |ref| elementwise (NaN where the reference has NaN counts as equal)."
     for i, (r, c) in enumerate(zip(flat_outputs(ref)[0], flat_outputs(cand)[0])):
@@ -128,6 +131,7 @@ def on_device_of(ref, cand):
     dev = next((t.device for t in flat_outputs(ref)[0] if isinstance(t, torch.Tensor)), None)
     return cand if dev is None else tree_map(lambda t: t.to(dev) if isinstance(t, torch.Tensor) and t.device != dev else t, cand)
 
+# %% ../nbs/05_verify.ipynb #33e195d2
 def check_outputs(ref, cand, atol, rtol) -> Flag|None:
     "Structure, shapes, dtypes, finiteness, closeness and signal, first failure wins."
     if (f := check_output_structure(ref, cand)): return f
@@ -154,6 +158,7 @@ def rel_l2(a, b) -> float:
     a, b = a.double().to(b.device), b.double()
     return float((a - b).norm() / b.norm().clamp_min(1e-30))
 
+# %% ../nbs/05_verify.ipynb #b2184f49
 def sample_leaves(out, idx_seed: int = 0, k: int = 1 << 20) -> list:
     "Each output leaf flattened, subsampled to at most `k` elements at seeded positions (same positions for same shapes)."
     res = []
@@ -165,6 +170,7 @@ def sample_leaves(out, idx_seed: int = 0, k: int = 1 << 20) -> list:
         res.append(f)
     return res
 
+# %% ../nbs/05_verify.ipynb #5c1034d3
 def check_precision(ref32, ref64, cand, factor: float = 20.0, floor: float = 2e-5) -> Flag|None:
     "The candidate's error vs float64 is within `factor` of the float32 reference's (or below `floor`)."
     for i, (r, r64, c) in enumerate(zip(flat_outputs(ref32)[0], flat_outputs(ref64)[0], flat_outputs(cand)[0])):
@@ -180,6 +186,7 @@ def check_timed_outputs(pairs: list, atol, rtol) -> Flag|None:
         f = check_outputs(r, c, atol, rtol)
         if f: return Flag('timed_output_mismatch', f"timed call {k}: {f}")
 
+# %% ../nbs/05_verify.ipynb #3c3667a5
 def check_timer_consistency(child_s: float, parent_s: float, slack_s: float = 0.25) -> Flag|None:
     "The candidate-side duration of the timing loop is not far below the evaluator's measure of it."
     if child_s < 0.7 * parent_s - slack_s:
@@ -241,6 +248,7 @@ def check_background_threads(py_before: set, cpu_at_return: dict, settle_s: floa
         worst = max(busy, key=busy.get)
         return Flag('background_thread', f"{len(busy)} native thread(s) used CPU after forward returned (up to {busy[worst]:.1f} ms, thread '{_thread_name(worst)}')")
 
+# %% ../nbs/05_verify.ipynb #2312a9b7
 def _thread_name(tid):
     try: return open(f'/proc/self/task/{tid}/comm').read().strip()
     except OSError: return str(tid)
@@ -277,6 +285,7 @@ def snapshot(xs: list) -> list:
     "Copies of the tensors in `xs` (other values kept as they are)."
     return [x.detach().clone() if isinstance(x, torch.Tensor) else x for x in xs]
 
+# %% ../nbs/05_verify.ipynb #f4e13c0e
 def mutated_inputs(before: list, after: list) -> list[int]:
     "Indices of tensors in `after` that differ from their copies in `before` (bitwise, NaN-aware)."
     return [i for i, (b, a) in enumerate(zip(before, after))

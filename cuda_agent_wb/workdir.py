@@ -16,7 +16,7 @@ __all__ = ['BINDING_HEADER', 'SOURCE_SUFFIXES', 'LAYOUTS', 'CUDA_AGENT_REGISTRY'
            'SolutionError', 'Solution', 'load_solution', 'make_workdir', 'write_solution']
 
 # %% ../nbs/02_workdir.ipynb #e97df0ec
-BINDING_HEADER = r'''// cawb_binding.h - cuda-agent-wb's binding registry. No torch headers: tensors arrive as plain C views.
+_BINDING_TYPES = r'''// cawb_binding.h - cuda-agent-wb's binding registry. No torch headers: tensors arrive as plain C views.
 #pragma once
 #include <cstdint>
 #include <cstddef>
@@ -36,7 +36,10 @@ inline size_t dtype_size(int32_t d) {
                case kFloat16: case kBFloat16: case kInt16: return 2; default: return 1; }
 }
 
-struct Tensor {                       // filled in by Python; layout shared with ctypes
+'''
+
+# %% ../nbs/02_workdir.ipynb #d8c95dc9
+_BINDING_TENSOR = r'''struct Tensor {                       // filled in by Python; layout shared with ctypes
   void* ptr; int32_t dtype; int32_t ndim; int64_t sizes[kMaxDims]; int64_t strides[kMaxDims];
   int32_t device_type; int32_t device_index;          // device_type: 0 = cpu, 1 = cuda
   int64_t numel() const { int64_t n = 1; for (int i = 0; i < ndim; ++i) n *= sizes[i]; return n; }
@@ -52,7 +55,10 @@ struct Tensor {                       // filled in by Python; layout shared with
   template <class T> T* data() const { return static_cast<T*>(ptr); }
 };
 
-struct Args {                         // one call's arguments, filled in by Python
+'''
+
+# %% ../nbs/02_workdir.ipynb #03cf3279
+_BINDING_ARGS = r'''struct Args {                         // one call's arguments, filled in by Python
   int32_t n_tensors; Tensor* tensors; int32_t n_numbers; double* numbers; int64_t* integers;
   void* stream;
   int32_t (*alloc)(void* ctx, int32_t ndim, const int64_t* sizes, int32_t dtype, int32_t is_output, Tensor* out);
@@ -62,7 +68,10 @@ struct Args {                         // one call's arguments, filled in by Pyth
 
 struct Error : std::runtime_error { using std::runtime_error::runtime_error; };
 
-class Call {
+'''
+
+# %% ../nbs/02_workdir.ipynb #d1e4460f
+_BINDING_CALL = r'''class Call {
  public:
   explicit Call(Args* a) : a_(a) {}
   int num_inputs() const { return a_->n_tensors; }
@@ -86,7 +95,10 @@ class Call {
   Args* a_;
 };
 
-typedef void (*Fn)(Call&);
+'''
+
+# %% ../nbs/02_workdir.ipynb #2016bf51
+_BINDING_REGISTRY = r'''typedef void (*Fn)(Call&);
 struct Entry { const char* name; Fn fn; };
 inline std::vector<Entry>& registry() { static std::vector<Entry> r; return r; }
 struct Registrar { Registrar(const char* n, Fn f) { registry().push_back({n, f}); } };
@@ -109,10 +121,14 @@ int32_t cawb_call(int32_t i, cawb::Args* a) {
 #endif
 '''
 
+# %% ../nbs/02_workdir.ipynb #7bcdb079
+BINDING_HEADER = _BINDING_TYPES + _BINDING_TENSOR + _BINDING_ARGS + _BINDING_CALL + _BINDING_REGISTRY
+
 # %% ../nbs/02_workdir.ipynb #50e21858
 class SolutionError(ValueError):
     "A solution that is not in a known format; the message names the path and the problem."
 
+# %% ../nbs/02_workdir.ipynb #619b1320
 @dataclass
 class Solution:
     "A snapshot of a candidate: `kind` is `workdir` or `single`; `files` maps relative paths to text."
