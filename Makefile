@@ -10,17 +10,20 @@ BIN := $(VENV)/bin
 TORCH_SPEC ?= $(shell if nvidia-smi -L >/dev/null 2>&1; then echo torch; else echo torch==2.13.0; fi)
 PIP_QUIET := 2>&1 | { grep -v -e 'is ignored: it is neither a file nor a directory' || true; }
 
-.PHONY: install demo test test-py test-nbs test-browser check-sync export clean-nbs bench-gpu
+.PHONY: install venv demo test test-py test-nbs test-browser check-sync export clean-nbs bench-gpu
 
-install: $(VENV)/.installed
+# .venv/.installed holds the sha1 of the pyproject.toml it was installed from: nbdev-export rewrites that file (same
+# text, new time), so a time-based rule would reinstall after every export.
+install:
+	@want=$$(sha1sum pyproject.toml | cut -c1-40); \
+	if [ "$$(cat $(VENV)/.installed 2>/dev/null)" != "$$want" ]; then $(MAKE) --no-print-directory venv && echo $$want > $(VENV)/.installed; fi
 
-$(VENV)/.installed: pyproject.toml
+venv:
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip $(PIP_QUIET)
 	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install -q "$(TORCH_SPEC)" $(PIP_QUIET)
 	$(BIN)/python -m pip install -q -e ".[dev,agents,rl]" $(PIP_QUIET)
 	$(BIN)/python -m pip install -q --no-deps "verl==0.9.1" $(PIP_QUIET)
-	touch $@
 
 ## the main job, on bundled data: no GPU and no model needed
 demo: install
