@@ -4,7 +4,7 @@ from pathlib import Path
 ROOT = Path.cwd(); sys.path.insert(0, str(ROOT/'bench'))
 import service_gpu as sg
 from _candidates import KERNELS, write_candidate
-from cuda_agent_wb.service import RemoteEvaluator
+from cuda_agent_wb.client import RemoteEvaluator
 from cuda_agent_wb.tasks import load_task
 out = Path(os.environ['OUT'])
 env = {**os.environ, 'CAWB_EVAL_PRESET': 'cpu', 'CAWB_SERVICE_USE': 'never'}

@@ -56,7 +56,7 @@ def main():
     ap.add_argument('--local-once', action='store_true', help='also time one `cawb evaluate --local` (no service) of a new candidate, for comparison')
     args = ap.parse_args()
     import torch
-    from cuda_agent_wb.service import RemoteEvaluator
+    from cuda_agent_wb.client import RemoteEvaluator
     from cuda_agent_wb.tasks import load_task
     env = {**os.environ, 'CAWB_EVAL_PRESET': 'cpu', 'CAWB_SERVICE_USE': 'never'}
     names = list(KERNELS)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio, hashlib, shutil, sys, tempfile, threading
 from functools import lru_cache
 from pathlib import Path
-from .service import RemoteEvaluator, STAGES
+from .client import RemoteEvaluator, STAGES
 from .tasks import TaskError
 
 # %% auto #0

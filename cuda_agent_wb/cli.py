@@ -113,7 +113,7 @@ def _rule_sets(rules: str|None) -> tuple:
     except ValueError as e: fail(f"--rules: {e}")
 
 # %% ../nbs/90_cli.ipynb #f0fe7b19
-from .service import ServiceError
+from .client import ServiceError
 
 SERVER_OPTION = typer.Option(None, help="evaluation service URL(s), comma-separated (default: settings.ini [service] url, used when it answers)")
 LOCAL_OPTION = typer.Option(False, "--local", help="evaluate in this process even if a service is running")
@@ -122,7 +122,7 @@ LOCAL_OPTION = typer.Option(False, "--local", help="evaluate in this process eve
 def _service_url(backend: str, server: str|None = None, local: bool = False) -> str|None:
     "The service a verb should use: --server, or the configured one when it answers (settings.ini [service] use); None = in-process."
     from cuda_agent_wb.config import get_settings
-    from cuda_agent_wb.service import find_service
+    from cuda_agent_wb.client import find_service
     s = get_settings().service
     if server and local: fail("--server and --local: choose one")
     if local or (s.use == 'never' and not server): return None
@@ -133,7 +133,7 @@ def _service_url(backend: str, server: str|None = None, local: bool = False) -> 
 # %% ../nbs/90_cli.ipynb #e13dcf5c
 def _remote(url: str, backend: str, explicit: bool, say: bool = True):
     "A RemoteEvaluator on `url` (its backend checked against --backend); errors exit with one line."
-    from cuda_agent_wb.service import RemoteEvaluator
+    from cuda_agent_wb.client import RemoteEvaluator
     try: ev = RemoteEvaluator(url, wait_ready_s=60 if explicit else 5)
     except ServiceError as e: fail(str(e))
     if backend not in ('auto', ev.backend_name): fail(f"--backend {backend}: the service at {url} evaluates on {ev.backend_name}")
@@ -188,7 +188,7 @@ def evaluate(task: Path = typer.Argument(..., help="task file (KernelBench forma
              local: bool = LOCAL_OPTION):
     "Evaluate SOLUTION on TASK: compile, verify, profile, reward (through a running `cawb serve` when there is one)."
     import json
-    from cuda_agent_wb.service import STAGES
+    from cuda_agent_wb.client import STAGES
     if not task.is_file(): fail(f"{task}: no such task file")
     if not solution.exists(): fail(f"{solution}: no such solution file or folder")
     st = tuple(x.strip() for x in stages.split(',') if x.strip())

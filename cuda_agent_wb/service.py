@@ -19,15 +19,14 @@ from .tasks import Task, TaskError, load_task, task_from_source, task_identity
 from .workdir import SOURCE_SUFFIXES, SolutionError, load_solution
 
 # %% auto #0
-__all__ = ['STAGES', 'MAX_FILES', 'FINAL', 'OPEN_PATHS', 'TaskSpec', 'SolutionSpec', 'EvalRequest', 'BadRequest', 'safe_name',
-           'resolve_task', 'resolve_solution', 'settings_fingerprint', 'job_key', 'JobQueue', 'new_id', 'lost_result',
-           'result_line', 'materialize', 'run_job', 'worker_main', 'Supervisor', 'kill_group', 'error_sentence',
-           'one_line', 'job_view', 'wait_for', 'guard_middleware', 'make_app', 'add_job_routes', 'add_info_routes',
-           'ServiceError', 'is_loopback', 'default_db', 'worker_slots', 'serve', 'request_body', 'result_from_dict',
-           'split_urls', 'RemoteEvaluator', 'answer_detail', 'find_service']
+__all__ = ['MAX_FILES', 'OPEN_PATHS', 'TaskSpec', 'SolutionSpec', 'EvalRequest', 'BadRequest', 'safe_name', 'resolve_task',
+           'resolve_solution', 'settings_fingerprint', 'job_key', 'JobQueue', 'new_id', 'lost_result', 'result_line',
+           'materialize', 'run_job', 'worker_main', 'Supervisor', 'kill_group', 'error_sentence', 'one_line',
+           'job_view', 'wait_for', 'guard_middleware', 'make_app', 'add_job_routes', 'add_info_routes', 'is_loopback',
+           'default_db', 'worker_slots', 'serve']
 
-# %% ../nbs/07a_service.ipynb #9008cb0d
-STAGES = ('compile', 'verify', 'profile')     # reward.STAGES, named here so that a client need not import torch
+# %% ../nbs/07a_service.ipynb #f5e30a88
+from .client import STAGES, FINAL, ServiceError   # the protocol's names, kept with the client (which imports no torch)
 
 # %% ../nbs/07a_service.ipynb #a4491cbc
 class TaskSpec(BaseModel):
@@ -126,8 +125,6 @@ CREATE TABLE IF NOT EXISTS workers (id TEXT PRIMARY KEY, pid INTEGER, device TEX
 """
 
 # %% ../nbs/07a_service.ipynb #eca0aeff
-FINAL = ('done', 'failed', 'cancelled')
-
 class JobQueue:
     "Evaluation jobs and worker states in one SQLite file."
     def __init__(self, path):
@@ -550,9 +547,6 @@ def add_info_routes(app, q: JobQueue, backend: str, s, started: float):
         return {'backend': backend, 'uptime_s': round(time.time() - started, 1), **q.counts(), 'workers': ws,
                 'evaluations_per_hour': q.rate_per_hour(), 'recent': q.recent()}
 
-# %% ../nbs/07a_service.ipynb #475db2e8
-class ServiceError(RuntimeError): "The service could not start, answered an error, or could not be reached."
-
 # %% ../nbs/07a_service.ipynb #c28ded0b
 def is_loopback(host: str) -> bool:
     "True for localhost / 127.x / ::1."
@@ -593,189 +587,3 @@ def serve(backend: str = 'auto', gpus=None, workers: int = 1, host: str|None = N
     threading.Thread(target=sup.run, daemon=True).start()
     try: uvicorn.run(make_app(q, be, token, int(s.service.max_request_mb * (1 << 20)), s), host=host, port=port, log_level='warning')
     finally: sup.stop()
-
-# %% ../nbs/07a_service.ipynb #4401c739
-def request_body(task, solution, stages=STAGES, rules: str|None = None, strict: bool = False, fresh: bool = False) -> dict:
-    "The JSON of POST /evaluate for a Task (or a task file, sent unparsed) and a solution path (SolutionError if unreadable)."
-    sol = load_solution(solution)
-    files = sol.files                          # a single-file solution's one file, by its name; a workdir's by relative path
-    t = task_identity(task) if isinstance(task, (str, Path)) else dict(source=task.source, id=task.id, level=task.level, dataset=task.dataset)
-    return dict(task=t,
-                solution=dict(kind=sol.kind, files=files), stages=list(stages), rules=rules, strict=strict, fresh=fresh)
-
-# %% ../nbs/07a_service.ipynb #fa2a317f
-def result_from_dict(d: dict):
-    "An EvalResult from its dict (keys this version does not know are dropped)."
-    from cuda_agent_wb.reward import EvalResult
-    names = {f.name for f in fields(EvalResult)}
-    return EvalResult(**{k: v for k, v in d.items() if k in names})
-
-# %% ../nbs/07a_service.ipynb #4c072c9a
-def split_urls(urls) -> list[str]:
-    "Service URLs from a string (comma-separated) or a list."
-    parts = urls.split(',') if isinstance(urls, str) else list(urls)
-    return [u.strip().rstrip('/') for u in parts if u and u.strip()]
-
-# %% ../nbs/07a_service.ipynb #c1035a7c
-class RemoteEvaluator:
-    "`Evaluator`'s interface over one or more running evaluation services."
-    def __init__(self, urls=None, token: str|None = None, retry_s: float = 120.0, wait_ready_s: float = 60.0):
-        import httpx
-        s = get_settings()
-        self.urls = split_urls(urls or s.service.url)
-        if not self.urls: raise ServiceError("no service URL given")
-        token = token if token is not None else os.environ.get(s.service.token_env)
-        self.http = httpx.Client(timeout=httpx.Timeout(30.0, read=660.0), headers={'Authorization': f"Bearer {token}"} if token else {})
-        self.retry_s, self.inflight, self.lock = retry_s, Counter(), threading.Lock()
-        self.others, self.n_workers, self.seen_at = {}, {}, {}
-        info = self.wait_ready(wait_ready_s)
-        self.backend_name, self.rules, self.strict = info['backend'], info['rules'], False
-
-    @property
-    def backend(self):
-        "The services' backend, as `Evaluator.backend`."
-        from cuda_agent_wb.build import get_backend
-        return get_backend(self.backend_name)
-    @property
-    def device(self): return self.backend.device
-
-    def __enter__(self): return self
-    def __exit__(self, *a): self.close()
-    def close(self): self.http.close()
-    def __repr__(self): return f"RemoteEvaluator({','.join(self.urls)})"
-
-# %% ../nbs/07a_service.ipynb #13facfa1
-def answer_detail(r) -> str:
-    "The service's one sentence (`detail`) from an error answer, else the start of its text."
-    try: return str(r.json().get('detail'))
-    except (ValueError, AttributeError): return r.text[:200]
-
-# %% ../nbs/07a_service.ipynb #474d4dd1
-@patch
-def call(self: RemoteEvaluator, method: str, url: str, path: str, retry: bool = True, **kw) -> dict:
-    "One request; connection failures and 5xx answers are retried for `retry_s`, 4xx raise ServiceError with the service's sentence."
-    import httpx
-    t0 = time.monotonic()
-    while True:
-        try: r = self.http.request(method, url + path, **kw)
-        except httpx.TransportError as e: r, why = None, f"not reachable ({type(e).__name__}: {e})"
-        else:
-            if r.status_code in (200, 202): return r.json()
-            why = f"{r.status_code} {answer_detail(r)}"
-        final = r is not None and r.status_code < 500
-        if final or not retry or time.monotonic() - t0 > self.retry_s: raise ServiceError(f"{url}{path}: {why}")
-        time.sleep(0.5)
-
-# %% ../nbs/07a_service.ipynb #342f6192
-@patch
-def wait_ready(self: RemoteEvaluator, timeout: float = 60.0) -> dict:
-    "The /health of the first service with a ready worker, waiting up to `timeout` s."
-    import httpx
-    t0, last = time.monotonic(), 'no answer'
-    while True:
-        for u in self.urls:
-            try:
-                r = self.http.get(u + '/health', timeout=5)
-                if r.status_code == 200: return r.json()
-                last = f"{u}: {r.json().get('status', r.status_code)}"
-            except (httpx.TransportError, ValueError) as e: last = f"{u}: {type(e).__name__}"
-        if time.monotonic() - t0 > timeout: raise ServiceError(f"no ready evaluation service at {', '.join(self.urls)} ({last})")
-        time.sleep(0.5)
-
-# %% ../nbs/07a_service.ipynb #bb4ff7c3
-@patch
-def _refresh_loads(self: RemoteEvaluator, max_age: float = 1.0):
-    "Other clients' jobs and the worker count of each service, from /status (at most once per `max_age` s)."
-    now = time.monotonic()
-    for u in self.urls:
-        if now - self.seen_at.get(u, -1e9) < max_age: continue
-        try:
-            st = self.call('GET', u, '/status', retry=False)
-            self.others[u], self.n_workers[u] = max(0, st['queued'] + st['running'] - self.inflight[u]), max(len(st['workers']), 1)
-        except ServiceError: self.others[u] = float('inf')
-        self.seen_at[u] = now
-
-# %% ../nbs/07a_service.ipynb #04631ab6
-@patch
-def pick(self: RemoteEvaluator) -> str:
-    "The URL with the least work per worker; the job about to be sent is counted there."
-    with self.lock:
-        if len(self.urls) > 1: self._refresh_loads()
-        u = self.urls[0] if len(self.urls) == 1 else min(self.urls, key=lambda u: (self.others.get(u, 0) + self.inflight[u]) / self.n_workers.get(u, 1))
-        self.inflight[u] += 1
-        return u
-
-# %% ../nbs/07a_service.ipynb #4e6feaa0
-@patch
-def submit(self: RemoteEvaluator, task, solution, stages=STAGES, rules: str|None = None, strict: bool|None = None, fresh: bool = False) -> tuple[str, dict]:
-    "Send one evaluation; returns (url, the job as first answered)."
-    body = request_body(task, solution, stages, rules, self.strict if strict is None else strict, fresh)
-    u = self.pick()
-    try: return u, self.call('POST', u, '/evaluate', json=body)
-    except BaseException:
-        with self.lock: self.inflight[u] -= 1
-        raise
-
-# %% ../nbs/07a_service.ipynb #28861c5b
-@patch
-def wait_job(self: RemoteEvaluator, url: str, job: dict, poll_s: float = 30.0) -> dict:
-    "Wait for a submitted job; the final job (result as a dict, `summary` as text)."
-    while job['status'] not in FINAL: job = self.call('GET', url, f"/jobs/{job['id']}", params={'wait': poll_s})
-    with self.lock: self.inflight[url] -= 1
-    if job['result'] is None: raise ServiceError(f"{url}: job {job['id']} was {job['status']} before it had a result")
-    return job
-
-# %% ../nbs/07a_service.ipynb #5717ad87
-@patch
-def result(self: RemoteEvaluator, url: str, job: dict, poll_s: float = 30.0):
-    "Wait for a submitted job; its EvalResult (with `.service`: url, job id, cached)."
-    job = self.wait_job(url, job, poll_s)
-    res = result_from_dict(job['result'])
-    res.service = {'url': url, 'job': job['id'], 'cached': job['cached'], 'status': job['status']}
-    return res
-
-# %% ../nbs/07a_service.ipynb #a386cf17
-@patch
-def evaluate(self: RemoteEvaluator, task: Task, solution, stages=STAGES, rules: str|None = None, strict: bool|None = None):
-    "Evaluate `solution` on `task` through the service; the same EvalResult as `Evaluator.evaluate`."
-    from cuda_agent_wb.reward import EvalResult, check_rules
-    from cuda_agent_wb.verify import Flag
-    try: return self.result(*self.submit(task, solution, stages, rules, strict))
-    except SolutionError as e:                               # unreadable solution: judged here, as Evaluator does
-        res = EvalResult(task_id=task.id, backend=self.backend.name, rules=check_rules(rules or self.rules))
-        res.add_flag(Flag('import_error', str(e))); return res
-
-# %% ../nbs/07a_service.ipynb #62fcc36d
-@patch
-def evaluate_job(self: RemoteEvaluator, task_path, solution, stages=STAGES, rules: str|None = None, strict: bool|None = None) -> tuple[str, dict]:
-    "Evaluate a task file and a solution through the service; returns (url, the final job)."
-    u, j = self.submit(Path(task_path), solution, stages, rules, strict)
-    return u, self.wait_job(u, j)
-
-# %% ../nbs/07a_service.ipynb #1ecbc8cf
-@patch
-def evaluate_iter(self: RemoteEvaluator, items: list[dict], progress: bool = True, threads: int = 16):
-    "Evaluate dicts of `evaluate`'s arguments (task, solution, stages, rules, strict); yields (index, EvalResult) as each finishes."
-    from concurrent.futures import ThreadPoolExecutor, as_completed
-    from tqdm.auto import tqdm
-    with ThreadPoolExecutor(threads) as pool:
-        subs = list(tqdm(pool.map(lambda it: _submit_or_none(self, it), items), total=len(items), desc='submit', disable=not progress, leave=False))
-        futs = {pool.submit(lambda i=i, s=s: self.evaluate(**items[i]) if s is None else self.result(*s)): i for i, s in enumerate(subs)}
-        for f in tqdm(as_completed(futs), total=len(futs), desc=f"evaluate ({len(self.urls)} service(s))", disable=not progress):
-            yield futs[f], f.result()
-
-# %% ../nbs/07a_service.ipynb #24cd1e8c
-def _submit_or_none(ev, it: dict):
-    "Submit one item, or None when its solution is unreadable (then `evaluate` judges it locally)."
-    try: return ev.submit(**it)
-    except SolutionError: return None
-
-# %% ../nbs/07a_service.ipynb #2f33e769
-def find_service(urls=None, backend: str|None = None, timeout: float = 0.5) -> str|None:
-    "The configured service URLs, comma-joined, if the first answers /health with 200 (for `backend`, when given); else None."
-    import httpx
-    urls = split_urls(urls or get_settings().service.url)
-    try: r = httpx.get(urls[0] + '/health', timeout=timeout)
-    except (httpx.HTTPError, IndexError): return None
-    if r.status_code != 200: return None
-    return ','.join(urls) if backend in (None, 'auto') or r.json().get('backend') == backend else None

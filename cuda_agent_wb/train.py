@@ -961,7 +961,7 @@ def tasks(self: Trainer) -> list:
 def evaluator(self: Trainer):
     "The evaluator of this process (started on first use)."
     if self._evaluator is None and self.cfg.service:
-        from cuda_agent_wb.service import RemoteEvaluator
+        from cuda_agent_wb.client import RemoteEvaluator
         self._evaluator = RemoteEvaluator(self.cfg.service)          # every rank shares the services (cawb serve)
     if self._evaluator is None:
         from cuda_agent_wb.reward import Evaluator

@@ -19,7 +19,7 @@ def variant(root: Path, i: int) -> Path:
 
 
 def test_load_crash_hang_restart(tmp_path):
-    from cuda_agent_wb.service import RemoteEvaluator
+    from cuda_agent_wb.client import RemoteEvaluator
     from cuda_agent_wb.tasks import load_task
     task, db, port = load_task(RELU), tmp_path/'svc'/'q.sqlite', free_port()
     svc = Service(db, port, env={'CAWB_SERVICE_JOB_TIMEOUT_S': '20'}).start()
@@ -132,7 +132,7 @@ def test_refuses_open_address_without_token(tmp_path):
 def test_two_services_spread_and_evaluate_dir(tmp_path):
     "One client, two services: work spreads over both; `cawb evaluate-dir --server a,b` gives the same table as in-process."
     import shutil
-    from cuda_agent_wb.service import RemoteEvaluator
+    from cuda_agent_wb.client import RemoteEvaluator
     from cuda_agent_wb.tasks import load_task
     a = Service(tmp_path/'a'/'q.sqlite', free_port(), workers=1).start()
     b = Service(tmp_path/'b'/'q.sqlite', free_port(), workers=1).start()
