@@ -8,6 +8,7 @@ cut off later keeps what it measured); checkpoint and export times are recorded 
 
     python bench/train_gpu.py                      # on an H100: 3 PPO steps; writes bench/results/train_gpu.json
     python bench/train_gpu.py --steps 5 --episodes 16 --stages 1,4
+    accelerate launch --multi_gpu --num_processes 2 bench/train_gpu.py --episodes 16   # two GPUs, DDP (bench/train_multi_gpu.py compares)
     python bench/train_gpu.py --backend cpu --steps 1 --episodes 2 --set tiny='{"hidden": 64, "layers": 2, "heads": 4, "kv_heads": 2}' \\
         --set dtype=float32 --set grad_ckpt=false --set max_new_tokens=32 --set max_turns=2 --set samples_per_task=1 \\
         --set mini_batch=2 --results /tmp/train_gpu_check.json        # checks the script itself on a CPU
@@ -16,7 +17,7 @@ A random-init model writes garbage, so the rewards are -1 (an unparseable reply 
 the episode goes on to its turn limit): the run measures the machinery — rollouts, evaluator, scoring, PPO update —
 at a realistic model size, not learning.
 """
-import argparse, json, shutil, statistics, sys, time
+import argparse, json, os, shutil, statistics, sys, time
 from pathlib import Path
 import torch
 
@@ -80,25 +81,30 @@ def main():
                    transformers=a.transformers or transformers.__version__, torch=a.torch or torch.__version__, cuda=a.cuda)
     else:
         if a.backend == 'cuda' and not torch.cuda.is_available(): raise SystemExit("no CUDA device visible: run this on a GPU machine")
-        if Path(a.out).exists(): shutil.rmtree(a.out)
+        multi = int(os.environ.get('WORLD_SIZE', '1')) > 1       # under `accelerate launch`: the trainer clears OUT (main process)
+        if Path(a.out).exists() and not multi: shutil.rmtree(a.out)
         t0 = time.time()
         tr = Trainer(cfg)
+        main_process = tr.acc.is_main_process
         setup_s = time.time() - t0
         n_params = sum(p.numel() for p in tr.actor.parameters())
         if torch.cuda.is_available(): torch.cuda.reset_peak_memory_stats()
         dev = torch.cuda.get_device_name(0) if a.backend == 'cuda' else 'cpu'
+        if tr.acc.num_processes > 1: dev = f"{tr.acc.num_processes} x {dev}"
 
         def result(done: bool) -> dict:
             extra = dict(peak_gpu_mem_gb=round(torch.cuda.max_memory_allocated() / 2**30, 2) if torch.cuda.is_available() else None,
                          setup_s=round(setup_s, 1), wall_s=round(time.time() - t0, 1), finished=done, **save_times(Path(a.out)))
             res = summarise(read_metrics(Path(a.out) / 'metrics.jsonl'), cfg, STAGES, dev, n_params, extra, a.backend)
-            res.update(torch=torch.__version__, transformers=transformers.__version__, cuda=torch.version.cuda, command=' '.join(sys.argv))
+            res.update(torch=torch.__version__, transformers=transformers.__version__, cuda=torch.version.cuda, command=' '.join(sys.argv),
+                       processes=tr.acc.num_processes, episodes_per_s=round(cfg.ppo_episodes / res['median_step_s'], 4) if res.get('median_step_s') else None)
             return res
 
         def on_record(rec):   # written before the step's checkpoint: a run stopped while saving keeps its numbers
-            if rec['stage'] == STAGES[4]: write(a.results, result(False))
+            if rec['stage'] == STAGES[4] and main_process: write(a.results, result(False))
         tr.metrics.listeners.append(on_record)
         tr.run()
+        if not main_process: return
         res = result(True)
     write(a.results, res)
     print(json.dumps({k: v for k, v in res.items() if k != 'per_step'}, indent=1))

@@ -85,16 +85,17 @@ def answer_detail(r) -> str:
 # %% ../nbs/07b_client.ipynb #474d4dd1
 @patch
 def call(self: RemoteEvaluator, method: str, url: str, path: str, retry: bool = True, **kw) -> dict:
-    "One request; connection failures and 5xx answers are retried for `retry_s`, 4xx raise ServiceError with the service's sentence."
+    "One request; lost connections and 502-504 are retried for `retry_s`, a 500 twice; other errors raise ServiceError with the service's sentence."
     import httpx
-    t0 = time.monotonic()
+    t0, errors = time.monotonic(), 0
     while True:
         try: r = self.http.request(method, url + path, **kw)
         except httpx.TransportError as e: r, why = None, f"not reachable ({type(e).__name__}: {e})"
         else:
             if r.status_code in (200, 202): return r.json()
             why = f"{r.status_code} {answer_detail(r)}"
-        final = r is not None and r.status_code < 500
+        errors += r is not None and r.status_code == 500
+        final = r is not None and (r.status_code < 500 or errors > 2)       # a 500 that repeats is a bug, not a restart
         if final or not retry or time.monotonic() - t0 > self.retry_s: raise ServiceError(f"{url}{path}: {why}")
         time.sleep(0.5)
 

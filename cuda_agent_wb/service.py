@@ -1,4 +1,4 @@
-"""The evaluator as a long-running service: warm evaluators (one per GPU) behind one HTTP/JSON API (FastAPI + uvicorn), jobs kept in a SQLite queue, and `RemoteEvaluator`, a client with `Evaluator`'s interface, so the CLI, the agent, the trainer and RL frameworks (verl, TRL) on any node share them.
+"""The evaluator as a long-running service: warm evaluators (one per GPU) behind one HTTP/JSON API (FastAPI + uvicorn), jobs kept in a SQLite queue, so the CLI, the agent, the trainer and RL frameworks (verl, TRL) on any node share them through `RemoteEvaluator` (`07b_client`).
 
 Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/service.html.md"""
 
@@ -26,7 +26,7 @@ __all__ = ['MAX_FILES', 'OPEN_PATHS', 'TaskSpec', 'SolutionSpec', 'EvalRequest',
            'default_db', 'worker_slots', 'serve']
 
 # %% ../nbs/07a_service.ipynb #f5e30a88
-from .client import STAGES, FINAL, ServiceError   # the protocol's names, kept with the client (which imports no torch)
+from .client import STAGES, FINAL, ServiceError, result_from_dict   # the protocol, kept with the client (which imports no torch)
 
 # %% ../nbs/07a_service.ipynb #a4491cbc
 class TaskSpec(BaseModel):

@@ -1,0 +1,70 @@
+"""Agentic PPO on several GPUs against one: `bench/train_gpu.py` (the gpu-100m preset) once on one GPU with E episodes per
+step, then under `accelerate launch` (DDP: each process plays its share of the episodes on its own GPU with its own
+evaluators, gradients averaged) on N GPUs with N x E episodes per step, so every GPU carries the same load. Reports
+episodes per second of each run (episodes per step / median step time) and their ratio (the issue's bar on 2 x H200:
+>= 1.7).
+
+    python bench/train_multi_gpu.py                       # on a 2-GPU machine: 2 GPUs vs 1; bench/results/train_2gpu.json
+    python bench/train_multi_gpu.py --gpus 4 --episodes 8
+    python bench/train_multi_gpu.py --backend cpu --gpus 2 --episodes 2 --steps 1 --set 'tiny={"hidden": 64, "layers": 2, "heads": 4, "kv_heads": 2}' \\
+        --set dtype=float32 --set grad_ckpt=false --set max_new_tokens=16 --set max_turns=1 --set samples_per_task=1 \\
+        --results /tmp/train_multi_check.json            # checks the script itself on a CPU (2 processes, gloo)
+
+Each run's own results file sits beside the summary (`*_1.json`, `*_N.json`); the summary is rewritten after each run.
+"""
+import argparse, json, os, subprocess, sys, time
+from pathlib import Path
+
+HERE = Path(__file__).parent
+
+
+def run_one(processes: int, a, results: Path) -> dict:
+    "One train_gpu.py run on `processes` processes (one GPU each); its results record, or an `error`."
+    args = ['--steps', str(a.steps), '--episodes', str(a.episodes * processes), '--backend', a.backend,
+            '--out', f"{a.out}_{processes}", '--results', str(results), *[x for s in a.set for x in ('--set', s)]]
+    env = dict(os.environ)
+    if processes == 1: cmd = [sys.executable, str(HERE / 'train_gpu.py'), *args]
+    else:
+        cmd = [sys.executable, '-m', 'accelerate.commands.launch', '--num_processes', str(processes), '--num_machines', '1',
+               '--mixed_precision', 'no', '--dynamo_backend', 'no']
+        if a.backend == 'cuda': cmd += ['--multi_gpu']
+        else: env.update(ACCELERATE_USE_CPU='true', OMP_NUM_THREADS='1')
+        cmd += [str(HERE / 'train_gpu.py'), *args]
+    t0 = time.time()
+    r = subprocess.run(cmd, env=env, text=True, capture_output=True)
+    if r.returncode != 0 or not results.is_file():
+        return dict(processes=processes, error=f"exit {r.returncode}: {r.stderr[-1500:]}", wall_s=round(time.time() - t0, 1))
+    res = json.loads(results.read_text())
+    return {k: res.get(k) for k in ('device', 'processes', 'episodes_per_step', 'steps', 'median_step_s', 'median_rollout_s',
+                                   'median_gen_s', 'median_wait_s', 'median_update_s', 'episodes_per_s', 'peak_gpu_mem_gb', 'finished')} | dict(
+        wall_s=round(time.time() - t0, 1), command=' '.join(cmd))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--gpus', type=int, default=2, help='processes (one GPU each) of the many-GPU run')
+    ap.add_argument('--episodes', type=int, default=8, help='episodes per step per GPU')
+    ap.add_argument('--steps', type=int, default=3, help='agentic PPO iterations per run')
+    ap.add_argument('--backend', default='cuda', choices=['cuda', 'cpu'])
+    ap.add_argument('--out', default='runs/train_multi_gpu', help='run folders: OUT_1, OUT_N')
+    ap.add_argument('--set', action='append', default=[], metavar='KEY=VALUE', help='override a TrainConfig field (both runs)')
+    ap.add_argument('--results', default=str(HERE / 'results' / 'train_2gpu.json'))
+    a = ap.parse_args()
+    if a.backend == 'cuda':
+        import torch
+        if torch.cuda.device_count() < a.gpus: raise SystemExit(f"--gpus {a.gpus}: only {torch.cuda.device_count()} GPU(s) visible")
+    out = Path(a.results); out.parent.mkdir(parents=True, exist_ok=True)
+    summary = dict(what=f"agentic PPO (gpu-100m preset, bench/train_gpu.py): {a.episodes} episodes per GPU per step, 1 GPU vs {a.gpus}",
+                   command=' '.join(sys.argv), runs=[])
+    for n in (1, a.gpus):
+        summary['runs'].append(run_one(n, a, out.with_name(f"{out.stem}_{n}.json")))
+        one, many = summary['runs'][0], summary['runs'][-1]
+        if n > 1 and one.get('episodes_per_s') and many.get('episodes_per_s'):
+            summary['speedup'] = round(many['episodes_per_s'] / one['episodes_per_s'], 3)
+        out.write_text(json.dumps(summary, indent=1) + '\n')
+        print(json.dumps(summary['runs'][-1]), flush=True)
+    print(f"episodes/s: 1 GPU {summary['runs'][0].get('episodes_per_s')}, {a.gpus} GPUs {summary['runs'][-1].get('episodes_per_s')}, "
+          f"speedup {summary.get('speedup')}; {out}")
+
+
+if __name__ == '__main__': main()
