@@ -8,7 +8,7 @@ cut off later keeps what it measured); checkpoint and export times are recorded 
 
     python bench/train_gpu.py                      # on an H100: 3 PPO steps; writes bench/results/train_gpu.json
     python bench/train_gpu.py --steps 5 --episodes 16 --stages 1,4
-    accelerate launch --multi_gpu --num_processes 2 bench/train_gpu.py --episodes 16   # two GPUs, DDP (bench/train_multi_gpu.py compares)
+    torchrun --standalone --nproc_per_node 2 bench/train_gpu.py --episodes 16   # two GPUs, DDP via accelerate (bench/train_multi_gpu.py compares)
     python bench/train_gpu.py --backend cpu --steps 1 --episodes 2 --set tiny='{"hidden": 64, "layers": 2, "heads": 4, "kv_heads": 2}' \\
         --set dtype=float32 --set grad_ckpt=false --set max_new_tokens=32 --set max_turns=2 --set samples_per_task=1 \\
         --set mini_batch=2 --results /tmp/train_gpu_check.json        # checks the script itself on a CPU

@@ -1,6 +1,6 @@
 """Agentic PPO on several GPUs against one: `bench/train_gpu.py` (the gpu-100m preset) once on one GPU with E episodes per
-step, then under `accelerate launch` (DDP: each process plays its share of the episodes on its own GPU with its own
-evaluators, gradients averaged) on N GPUs with N x E episodes per step, so every GPU carries the same load. Reports
+step, then as N processes under torchrun (the trainer's Accelerator runs DDP: each process plays its share of the
+episodes on its own GPU with its own evaluators, gradients averaged) on N GPUs with N x E episodes per step, so every GPU carries the same load. Reports
 episodes per second of each run (episodes per step / median step time) and their ratio (the issue's bar on 2 x H200:
 >= 1.7).
 
@@ -24,12 +24,9 @@ def run_one(processes: int, a, results: Path) -> dict:
             '--out', f"{a.out}_{processes}", '--results', str(results), *[x for s in a.set for x in ('--set', s)]]
     env = dict(os.environ)
     if processes == 1: cmd = [sys.executable, str(HERE / 'train_gpu.py'), *args]
-    else:
-        cmd = [sys.executable, '-m', 'accelerate.commands.launch', '--num_processes', str(processes), '--num_machines', '1',
-               '--mixed_precision', 'no', '--dynamo_backend', 'no']
-        if a.backend == 'cuda': cmd += ['--multi_gpu']
-        else: env.update(ACCELERATE_USE_CPU='true', OMP_NUM_THREADS='1')
-        cmd += [str(HERE / 'train_gpu.py'), *args]
+    else:           # torchrun starts the processes; the trainer's Accelerator reads their rank and world size
+        cmd = [sys.executable, '-m', 'torch.distributed.run', '--standalone', '--nproc_per_node', str(processes), str(HERE / 'train_gpu.py'), *args]
+        if a.backend == 'cpu': env.update(ACCELERATE_USE_CPU='true', OMP_NUM_THREADS='1')
     t0 = time.time()
     r = subprocess.run(cmd, env=env, text=True, capture_output=True)
     if r.returncode != 0 or not results.is_file():
