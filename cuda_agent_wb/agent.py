@@ -18,10 +18,10 @@ from .tasks import Task, load_tasks
 __all__ = ['PROTECTED', 'MAX_READ_CHARS', 'MAX_LIST', 'TOOLS', 'TOOL_NAMES', 'SYSTEM_PROMPT', 'TASK_PROMPT', 'PARSE_HINT',
            'FALLBACK_CHAT_TEMPLATE', 'skill_document', 'ToolError', 'Workspace', 'sandbox_mounts', 'sandbox_available',
            'run_sandboxed', 'solution_files', 'solution_hash', 'format_kernel_table', 'check_args', 'StepOut',
-           'KernelEnv', 'parse_tool_call', 'PolicyOutput', 'PolicyError', 'append_turn', 'ContextExceeded',
-           'approx_tokens', 'approx_chat_tokens', 'fit_context', 'render_tool_call', 'Policy', 'ScriptedPolicy',
-           'load_script', 'script_path', 'read_trajectory', 'ReplayPolicy', 'tools_prompt', 'HFPolicy', 'tiny_lm',
-           'OpenAIPolicy']
+           'KernelEnv', 'close_brackets', 'parse_tool_call', 'PolicyOutput', 'PolicyError', 'append_turn',
+           'ContextExceeded', 'approx_tokens', 'approx_chat_tokens', 'fit_context', 'render_tool_call', 'Policy',
+           'ScriptedPolicy', 'load_script', 'script_path', 'read_trajectory', 'ReplayPolicy', 'tools_prompt',
+           'HFPolicy', 'tiny_lm', 'OpenAIPolicy']
 
 # %% ../nbs/08_agent.ipynb #a245c342
 _BACKEND_FACTS = {
@@ -613,13 +613,30 @@ def _step(self: KernelEnv, action: dict|None, parse_error: str|None = None) -> S
     return out
 KernelEnv.step = _step
 
+# %% ../nbs/08_agent.ipynb #530ebd1e
+def close_brackets(s: str) -> str|None:
+    "`s` with the braces and brackets it leaves open closed at the end; None if it ends inside a string or closes the wrong one."
+    stack, in_str, esc = [], False, False
+    for ch in s:
+        if in_str:
+            if esc: esc = False
+            elif ch == '\\': esc = True
+            elif ch == '"': in_str = False
+        elif ch == '"': in_str = True
+        elif ch in '{[': stack.append('}' if ch == '{' else ']')
+        elif ch in '}]':
+            if not stack or stack.pop() != ch: return None
+    return None if in_str or not stack else s.rstrip() + ''.join(reversed(stack))
+
 # %% ../nbs/08_agent.ipynb #063c7b6a
 def _loads(s: str):
-    "JSON, else a Python literal (single quotes, True/False); raises ValueError."
+    "JSON, else a Python literal (single quotes, True/False), else JSON with its open braces closed; raises ValueError."
     try: return json.loads(s)
     except json.JSONDecodeError as e:
         try: return ast.literal_eval(s)
-        except (ValueError, SyntaxError): raise ValueError(f"invalid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
+        except (ValueError, SyntaxError): pass
+        try: return json.loads(close_brackets(s) or '')
+        except json.JSONDecodeError: raise ValueError(f"invalid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
 
 # %% ../nbs/08_agent.ipynb #3a046fa4
 def _as_action(obj) -> dict:

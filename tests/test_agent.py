@@ -121,7 +121,7 @@ def test_openai_policy_local_server(ev, tmp_path, chat_server):
     _ChatServer.requests.clear()
     _ChatServer.replies[:] = [
         ('Reading the task.', [('read_file', '{"path": "model.py"}')]),
-        (None, [('glob', '{"pattern": "*.py"')]),                                   # malformed arguments
+        (None, [('glob', '{"pattern": "*.py"}}')]),                                 # malformed arguments (a stray brace)
         ('<tool_call>\n{"name": "grep", "arguments": {"pattern": "relu"}}\n</tool_call>', None),   # call in text
         ('I am not sure what to do.', None),                                         # no call at all
         (None, [('finish', '{"summary": "nothing"}'), ('compile', '{}')]),          # two calls: the first runs
