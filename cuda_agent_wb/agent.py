@@ -18,9 +18,9 @@ from .tasks import Task, load_tasks
 __all__ = ['PROTECTED', 'MAX_READ_CHARS', 'MAX_LIST', 'TOOLS', 'TOOL_NAMES', 'SYSTEM_PROMPT', 'TASK_PROMPT', 'PARSE_HINT',
            'FALLBACK_CHAT_TEMPLATE', 'skill_document', 'ToolError', 'Workspace', 'sandbox_mounts', 'sandbox_available',
            'run_sandboxed', 'solution_files', 'solution_hash', 'format_kernel_table', 'check_args', 'StepOut',
-           'KernelEnv', 'close_brackets', 'parse_tool_call', 'PolicyOutput', 'PolicyError', 'append_turn',
-           'ContextExceeded', 'approx_tokens', 'approx_chat_tokens', 'fit_context', 'render_tool_call', 'Policy',
-           'ScriptedPolicy', 'load_script', 'script_path', 'read_trajectory', 'ReplayPolicy', 'tools_prompt',
+           'KernelEnv', 'parse_failure', 'close_brackets', 'parse_tool_call', 'PolicyOutput', 'PolicyError',
+           'append_turn', 'ContextExceeded', 'approx_tokens', 'approx_chat_tokens', 'fit_context', 'render_tool_call',
+           'Policy', 'ScriptedPolicy', 'load_script', 'script_path', 'read_trajectory', 'ReplayPolicy', 'tools_prompt',
            'HFPolicy', 'tiny_lm', 'OpenAIPolicy']
 
 # %% ../nbs/08_agent.ipynb #a245c342
@@ -590,17 +590,22 @@ def _dispatch(self: KernelEnv, tool: str, args: dict) -> StepOut:
     return StepOut(text, reward=reward, info=dict(ok=True, result=d or None, solution=files))
 KernelEnv._dispatch = _dispatch
 
-# %% ../nbs/08_agent.ipynb #c8998277
+# %% ../nbs/08_agent.ipynb #cee9d190
 PARSE_HINT = ('Call exactly one tool per turn, e.g.\n<tool_call>\n{"name": "read_file", "arguments": {"path": "model.py"}}\n'
               '</tool_call>')
 
+def parse_failure(why: str|None) -> str:
+    "The error the environment reports for a reply with no readable tool call (its observation is 'Error: ' + this)."
+    return f"could not parse a tool call: {why or 'no tool call found'}\n{PARSE_HINT}"
+
+# %% ../nbs/08_agent.ipynb #1994ff67
 def _step(self: KernelEnv, action: dict|None, parse_error: str|None = None) -> StepOut:
     "Run one tool call (or report an unparseable one); never raises for anything the policy emitted."
     if self.ws is None: raise RuntimeError("call reset() before step()")
     if self.done: return StepOut("The episode is over.", done=True, info=dict(ok=False, error='episode over'))
     self.turn += 1
     try:
-        if action is None: raise ToolError(f"could not parse a tool call: {parse_error or 'no tool call found'}\n{PARSE_HINT}")
+        if action is None: raise ToolError(parse_failure(parse_error))
         if not isinstance(action, dict) or not isinstance(action.get('tool'), str):
             raise ToolError(f"an action is {{'tool': name, 'args': {{...}}}}, got {str(action)[:200]}")
         out = self._dispatch(action['tool'], check_args(action['tool'], action.get('args')))

@@ -21,14 +21,15 @@ __all__ = ['DTYPES', 'EVALUATOR_TOOLS', 'SINGLE_TURN_SYSTEM', 'SINGLE_TURN_TASK'
            'PLOT_METRICS', 'STEP_PARTS', 'PRESETS', 'DEMO_CUDA_TASKS', 'RUN_OUTPUTS', 'char_tokenizer', 'tiny_config',
            'init_base_model', 'quiet_transformers', 'quiet_logger', 'load_actor', 'load_critic', 'critic_values',
            'render_chat', 'stop_token_ids', 'tokenize_chat', 'trajectory_reward', 'Episode', 'trajectory_tools',
-           'episode_from_trajectory', 'jitter_numbers', 'jitter_trajectory', 'collate', 'GuessEnv', 'BisectPolicy',
-           'parse_solution', 'SingleTurnEnv', 'cudagraph_tls', 'adopt_cudagraph_tls', 'ActorPolicy', 'static_batch',
-           'lockstep_header', 'play_lockstep', 'MetricsLog', 'read_metrics', 'plot_metrics', 'plot_step_times',
-           'RunSettings', 'SamplingSettings', 'PPOSettings', 'WarmupSettings', 'RFTSettings', 'ValueSettings',
-           'AgenticSettings', 'BookkeepingSettings', 'TrainConfig', 'make_config', 'parse_overrides', 'save_config',
-           'load_config', 'validate_action', 'redundant_loop', 'rft_reject_reason', 'rft_filter', 'Trainer',
-           'base_tokenizer', 'full_params', 'rollout_stats', 'batch_stats', 'load_rft_dataset', 'turn_lengths',
-           'turns_over_budget', 'run_pipeline', 'config_from_args', 'main', 'launch_command']
+           'episode_from_trajectory', 'jitter_numbers', 'jitter_trajectory', 'break_reply', 'inject_parse_error',
+           'collate', 'GuessEnv', 'BisectPolicy', 'parse_solution', 'SingleTurnEnv', 'cudagraph_tls',
+           'adopt_cudagraph_tls', 'ActorPolicy', 'static_batch', 'lockstep_header', 'play_lockstep', 'MetricsLog',
+           'read_metrics', 'plot_metrics', 'plot_step_times', 'RunSettings', 'SamplingSettings', 'PPOSettings',
+           'WarmupSettings', 'RFTSettings', 'ValueSettings', 'AgenticSettings', 'BookkeepingSettings', 'TrainConfig',
+           'make_config', 'parse_overrides', 'save_config', 'load_config', 'validate_action', 'redundant_loop',
+           'rft_reject_reason', 'rft_filter', 'Trainer', 'base_tokenizer', 'full_params', 'rollout_stats',
+           'batch_stats', 'load_rft_dataset', 'turn_lengths', 'turns_over_budget', 'run_pipeline', 'config_from_args',
+           'main', 'launch_command']
 
 # %% ../nbs/12_train.ipynb #1ea10510
 def char_tokenizer():
@@ -166,10 +167,10 @@ def _prefix_check(text, prev, k):
     return text
 
 # %% ../nbs/12_train.ipynb #41392746
-def tokenize_chat(tok, messages, tools=None, max_len=None) -> tuple[list[int], list[int]]:
-    "Token ids of a chat and its trainable mask (1 on the assistant's own tokens); cut at `max_len`."
+def tokenize_chat(tok, messages, tools=None, max_len=None, frozen=()) -> tuple[list[int], list[int]]:
+    "Token ids of a chat and its trainable mask (1 on the assistant's own tokens, but for replies numbered in `frozen`); cut at `max_len`."
     msgs, tools = render_chat(tok, messages, tools)
-    ids, mask, prev = [], [], ''
+    ids, mask, prev, reply = [], [], '', 0
     def add(text, trainable):
         seg = _encode(tok, text); ids.extend(seg); mask.extend(_reply_mask(tok, seg) if trainable else [0] * len(seg))
     for k, m in enumerate(msgs):
@@ -177,7 +178,8 @@ def tokenize_chat(tok, messages, tools=None, max_len=None) -> tuple[list[int], l
             head = _prefix_check(_template(tok, msgs[:k], tools, gen=True), prev, k)
             add(head[len(prev):], False)                        # the template's assistant header
             full = _prefix_check(_template(tok, msgs[:k + 1], tools), head, k)
-            add(full[len(head):], True)                         # the reply and its end-of-turn token
+            add(full[len(head):], reply not in frozen)          # the reply and its end-of-turn token
+            reply += 1
         else:
             full = _prefix_check(_template(tok, msgs[:k + 1], tools), prev, k)
             add(full[len(prev):], False)
@@ -210,7 +212,8 @@ def trajectory_tools(traj: dict):
 def episode_from_trajectory(traj: dict, tok, max_len=None) -> Episode:
     "Token ids, trainable mask and outcome reward of a trajectory (a `rollout.read_trajectory` dict)."
     from cuda_agent_wb.rollout import chat_from_trajectory
-    ids, mask = tokenize_chat(tok, chat_from_trajectory(traj), trajectory_tools(traj))
+    frozen = {k for k, s in enumerate(traj['steps']) if s.get('trainable') is False}   # see `inject_parse_error`
+    ids, mask = tokenize_chat(tok, chat_from_trajectory(traj), trajectory_tools(traj), frozen=frozen)
     full = len(ids)
     if max_len: ids, mask = ids[:max_len], mask[:max_len]
     s = traj.get('summary') or {}
@@ -238,6 +241,31 @@ def jitter_trajectory(traj: dict, seed) -> dict:
     steps = [dict(s, observation=jitter_numbers(s['observation'], rng)) if (s.get('action') or {}).get('tool') in EVALUATOR_TOOLS
              and isinstance(s.get('observation'), str) else s for s in traj['steps']]
     return dict(traj, steps=steps)
+
+# %% ../nbs/12_train.ipynb #a6e82d6d
+def break_reply(text: str, rng: random.Random, tries: int = 50) -> tuple[str, str]:
+    "A near miss of reply `text` the tool-call parser rejects (cut off, or one quote/comma/colon dropped), and the parser's reason."
+    from cuda_agent_wb.agent import parse_tool_call
+    start = max(text.find('<tool_call>'), 0)
+    marks = [i for i in range(start, len(text)) if text[i] in '",:']
+    for _ in range(tries):
+        if marks and rng.random() < 0.5: i = rng.choice(marks); bad = text[:i] + text[i + 1:]
+        else: bad = text[:rng.randrange(start + 1, max(start + 2, len(text)))]
+        action, why = parse_tool_call(bad)
+        if action is None: return bad, why
+    return '', parse_tool_call('')[1]
+
+# %% ../nbs/12_train.ipynb #f7bcd3da
+def inject_parse_error(traj: dict, seed) -> dict:
+    "A copy of `traj` with one unreadable near miss of a random step's reply (not trained on) and the environment's error before that step."
+    from cuda_agent_wb.agent import parse_failure
+    rng, steps = random.Random(seed), traj['steps']
+    k = rng.randrange(len(steps))
+    bad, why = break_reply(steps[k]['model_text'], rng)
+    miss = dict(type='step', turn=steps[k].get('turn', k + 1), model_text=bad, action=None, parse_error=why,
+                observation=f"Error: {parse_failure(why)}", result=None, reward=None, solution=None, error=parse_failure(why), trainable=False)
+    later = [dict(s, turn=s['turn'] + 1) if isinstance(s.get('turn'), int) else s for s in steps[k:]]
+    return dict(traj, steps=steps[:k] + [miss] + later)
 
 # %% ../nbs/12_train.ipynb #9f493787
 def collate(episodes: list, pad_id: int, device='cpu') -> dict:
@@ -672,6 +700,7 @@ class RFTSettings:
     rft_scripted: bool = False           # add the bundled scripted trajectories (expert demos) to the pool
     rft_script_samples: int = 1          # replays of each script (each sees other timings in its observations)
     rft_jitter: int = 0                  # extra copies of each kept trajectory with other numbers in its evaluator observations
+    rft_recover: int = 0                 # how many of those copies also show one unreadable reply (not trained on) and its error, then the right one
     sft_epochs: int = 2
     sft_lr: float = 1e-5
     sft_batch: int = 64
@@ -732,7 +761,7 @@ PRESETS = {
 }
 DEMO_CUDA_TASKS = ['relu', 'scale_gelu', 'softmax', 'sum_reduce', 'matmul', 'linear_relu', 'layernorm', 'rmsnorm_silu_mul']
 PRESETS['gpu-100m-demo'] = dict(PRESETS['gpu-100m'], stages=[2, 3, 4], tasks=DEMO_CUDA_TASKS, rft_samples=0, rft_scripted=True,
-                                rft_script_samples=1, rft_jitter=7, sft_epochs=20, sft_lr=3e-4, sft_batch=1, micro_batch=1, value_epochs=1, value_batch=1,
+                                rft_script_samples=1, rft_jitter=7, rft_recover=3, sft_epochs=20, sft_lr=3e-4, sft_batch=1, micro_batch=1, value_epochs=1, value_batch=1,
                                 max_new_tokens=3072, max_turns=16, temperature=0.5, actor_lr=1e-6, critic_lr=1e-5,
                                 ppo_iterations=3, ppo_episodes=8, samples_per_task=1, mini_batch=8, save_every=5)
 PRESETS['cpu-demo'] = dict(PRESETS['tiny-cpu'], stages=[2, 3, 4], tasks=['relu'],
@@ -754,6 +783,8 @@ def make_config(preset='tiny-cpu', **overrides) -> TrainConfig:
     if cfg.gen_cache not in GEN_CACHES: raise ValueError(f"gen_cache must be one of {', '.join(GEN_CACHES)}, not {cfg.gen_cache!r}")
     if not (isinstance(cfg.evaluators, int) and cfg.evaluators >= 1): raise ValueError(f"evaluators must be a whole number >= 1, not {cfg.evaluators!r}")
     if not (isinstance(cfg.rft_jitter, int) and cfg.rft_jitter >= 0): raise ValueError(f"rft_jitter must be a whole number >= 0, not {cfg.rft_jitter!r}")
+    if not (isinstance(cfg.rft_recover, int) and 0 <= cfg.rft_recover <= cfg.rft_jitter):
+        raise ValueError(f"rft_recover must be a whole number from 0 to rft_jitter ({cfg.rft_jitter}), not {cfg.rft_recover!r}")
     return cfg
 
 # %% ../nbs/12_train.ipynb #8ec111ba
@@ -1326,6 +1357,7 @@ def sft_episodes(self: Trainer, trajs: list) -> list[Episode]:
     "Fine-tuning data: each kept trajectory, then `rft_jitter` copies of each with other numbers in its evaluator observations."
     c = self.cfg
     copies = [jitter_trajectory(t, f"{c.seed}-{k}-{i}") for k in range(c.rft_jitter) for i, t in enumerate(trajs)]
+    copies = [inject_parse_error(t, f"{c.seed}-miss-{j}") if j < c.rft_recover * len(trajs) else t for j, t in enumerate(copies)]
     return [episode_from_trajectory(t, self.tok, c.max_seq_len) for t in trajs + copies]
 
 # %% ../nbs/12_train.ipynb #212b5ea3
