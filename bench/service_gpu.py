@@ -7,7 +7,7 @@ candidates), and the throughput of a queue of new small-kernel candidates for se
 A config is GPUS x WORKERS_PER_GPU. Candidates are bench/_candidates.py's CUDA kernels (relu, scale_gelu, rmsnorm_silu_mul,
 softmax) with the lean binding; each candidate of a queue is a new source (a real nvcc build) on the 'cpu' size preset
 (small kernels), so the figure is the evaluator's own cycle rather than the kernels' run time."""
-import argparse, json, os, socket, statistics, subprocess, sys, tempfile, time
+import argparse, json, os, re, socket, statistics, subprocess, sys, tempfile, time
 from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'bench'))
@@ -37,13 +37,25 @@ def start_service(gpus: str, workers: int, env: dict, log: Path):
     return proc, url, round(time.perf_counter() - t0, 2)
 
 
+def wall_split(url, stderr: str, start: float, end: float) -> dict:
+    "Where one CLI call's wall time went, from its job's timestamps (the service runs on this host, so clocks agree)."
+    import httpx
+    m = re.search(r'job ([0-9a-f]+)', stderr)
+    if not m: return {}
+    j = httpx.get(f"{url}/jobs/{m.group(1)}", timeout=10).json()
+    if not j.get('finished'): return {}
+    return dict(to_submit_s=round(j['submitted'] - start, 3), queued_s=round((j['started'] or j['submitted']) - j['submitted'], 3),
+                run_s=round(j['finished'] - (j['started'] or j['submitted']), 3), after_s=round(end - j['finished'], 3))
+
+
 def cli_wall(url, task, cand, env):
-    "Wall time of one `cawb evaluate --server --json` (a fresh Python process, as a user runs it)."
-    t0 = time.perf_counter()
+    "Wall time of one `cawb evaluate --server --json` (a fresh Python process, as a user runs it), and where it went."
+    t0, start = time.perf_counter(), time.time()
     r = subprocess.run([sys.executable, '-c', 'from cuda_agent_wb.cli import main; main()', 'evaluate', str(task), str(cand), '--server', url, '--json'],
                        capture_output=True, text=True, env=env, cwd=ROOT)
     wall = time.perf_counter() - t0
     res = json.loads(r.stdout.strip().splitlines()[-1]) if r.returncode == 0 else {'error': r.stderr[-500:]}
+    res['wall_split'] = wall_split(url, r.stderr, start, time.time()) if r.returncode == 0 else {}
     return round(wall, 3), res
 
 
@@ -86,8 +98,8 @@ def main():
                 for i in range(3):
                     n = names[i % len(names)]; cand = write_candidate(work, n, 100 + i, f'cli{ci}')
                     new.append(cli_wall(url, tpaths[n], cand, env)); cached.append(cli_wall(url, tpaths[n], cand, env))
-                run['cli_new'] = [{'wall_s': w, 'correct': r.get('correct'), 'total_s': r.get('breakdown', {}).get('total_s'), 'error': r.get('error')} for w, r in new]
-                run['cli_cached'] = [{'wall_s': w, 'correct': r.get('correct')} for w, r in cached]
+                run['cli_new'] = [{'wall_s': w, 'correct': r.get('correct'), 'total_s': r.get('breakdown', {}).get('total_s'), 'error': r.get('error'), **r['wall_split']} for w, r in new]
+                run['cli_cached'] = [{'wall_s': w, 'correct': r.get('correct'), **r['wall_split']} for w, r in cached]
                 run['cli_new_median_s'] = statistics.median(w for w, _ in new); run['cli_cached_median_s'] = statistics.median(w for w, _ in cached)
                 print(f"[{cfg}] cli new {run['cli_new_median_s']} s, cached {run['cli_cached_median_s']} s", flush=True)
                 if args.local_once:

@@ -16,7 +16,7 @@ from .tasks import Task, task_identity
 from .workdir import SolutionError, load_solution
 
 # %% auto #0
-__all__ = ['STAGES', 'FINAL', 'ServiceError', 'request_body', 'result_from_dict', 'split_urls', 'RemoteEvaluator',
+__all__ = ['STAGES', 'FINAL', 'ServiceError', 'request_body', 'result_from_dict', 'split_urls', 'tls_verify', 'RemoteEvaluator',
            'answer_detail', 'find_service']
 
 # %% ../nbs/07b_client.ipynb #f82a6c5b
@@ -48,6 +48,11 @@ def split_urls(urls) -> list[str]:
     parts = urls.split(',') if isinstance(urls, str) else list(urls)
     return [u.strip().rstrip('/') for u in parts if u and u.strip()]
 
+# %% ../nbs/07b_client.ipynb #0286c471
+def tls_verify(urls) -> bool:
+    "Whether to load the CA bundle and check certificates: only when some service URL is https."
+    return any(u.lower().startswith('https://') for u in split_urls(urls))
+
 # %% ../nbs/07b_client.ipynb #c1035a7c
 class RemoteEvaluator:
     "`Evaluator`'s interface over one or more running evaluation services."
@@ -57,7 +62,8 @@ class RemoteEvaluator:
         self.urls = split_urls(urls or s.service.url)
         if not self.urls: raise ServiceError("no service URL given")
         token = token if token is not None else os.environ.get(s.service.token_env)
-        self.http = httpx.Client(timeout=httpx.Timeout(30.0, read=660.0), headers={'Authorization': f"Bearer {token}"} if token else {})
+        self.http = httpx.Client(timeout=httpx.Timeout(30.0, read=660.0), headers={'Authorization': f"Bearer {token}"} if token else {},
+                                 verify=tls_verify(self.urls))
         self.retry_s, self.inflight, self.lock = retry_s, Counter(), threading.Lock()
         self.others, self.n_workers, self.seen_at = {}, {}, {}
         info = self.wait_ready(wait_ready_s)
@@ -208,7 +214,7 @@ def find_service(urls=None, backend: str|None = None, timeout: float = 0.5) -> s
     "The configured service URLs, comma-joined, if the first answers /health with 200 (for `backend`, when given); else None."
     import httpx
     urls = split_urls(urls or get_settings().service.url)
-    try: r = httpx.get(urls[0] + '/health', timeout=timeout)
+    try: r = httpx.get(urls[0] + '/health', timeout=timeout, verify=tls_verify(urls[:1]))
     except (httpx.HTTPError, IndexError): return None
     if r.status_code != 200: return None
     return ','.join(urls) if backend in (None, 'auto') or r.json().get('backend') == backend else None
