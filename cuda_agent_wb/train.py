@@ -1389,7 +1389,8 @@ def rft_stage(self: Trainer):
         self.metrics.log('rft', 1, stage_no=2, phase='sft', note='no trajectory passed the filters: SFT skipped'); return
     eps = self.sft_episodes(trajs)
     if (why := turns_over_budget(eps, c.max_new_tokens)):
-        print(f"cawb train: {why}", file=sys.stderr); self.metrics.log('rft', 0, stage_no=2, phase='check', note=why)
+        print(f"cawb train: {why}", file=sys.stderr)
+        if self.state['step'] == 0: self.metrics.log('rft', 0, stage_no=2, phase='check', note=why)   # once, not again on resume
     self.set_lr(actor_lr=c.sft_lr)
     for epoch in range(self.state['step'], c.sft_epochs):
         self.state['sft_step'] = self.sft_epoch(eps, epoch, self.state['sft_step'])
