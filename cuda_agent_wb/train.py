@@ -260,6 +260,7 @@ def inject_parse_error(traj: dict, seed) -> dict:
     "A copy of `traj` with one unreadable near miss of a random step's reply (not trained on) and the environment's error before that step."
     from cuda_agent_wb.agent import parse_failure
     rng, steps = random.Random(seed), traj['steps']
+    if not steps: return traj
     k = rng.randrange(len(steps))
     bad, why = break_reply(steps[k]['model_text'], rng)
     miss = dict(type='step', turn=steps[k].get('turn', k + 1), model_text=bad, action=None, parse_error=why,
