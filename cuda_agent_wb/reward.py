@@ -13,7 +13,7 @@ from pathlib import Path
 import torch
 from fastcore.basics import patch
 from .config import get_settings, cache_dir
-from .tasks import Task, TaskError, load_module, build_model, make_inputs, resolve_preset
+from .tasks import Task, TaskError, load_module, build_model, make_inputs, resolve_preset, seed_torch
 from .workdir import Solution, SolutionError, load_solution
 from .build import Backend, BuildResult, get_backend, build_solution, stage_sources, prune_builds, inline_ext_dir, torch_mode_spec
 from .sandbox import Sandbox, Session, ChildDied, worker_env, pack_big, unpack_big, _tensor_bytes
@@ -307,7 +307,7 @@ def _load_phase(job, chan, state):
     except BaseException as e: chan.send({'error': 'import_error', 'detail': f"{type(e).__name__}: {e}"[:600]}); return None
     ref_model = build_model(task, mod, job['init_seed'], job['device'])
     try:
-        torch.manual_seed(job['init_seed'])
+        seed_torch(job['init_seed'])
         cand = ModelNew(*mod.get_init_inputs()).to(job['device'])
     except BaseException as e: chan.send({'error': 'import_error', 'detail': f"ModelNew(*get_init_inputs()) raised {type(e).__name__}: {e}"[:600]}); return None
     weights, state.second = 'state_dict', None
@@ -315,7 +315,7 @@ def _load_phase(job, chan, state):
     except Exception:                       # KernelBench's way: both built under the same init seed, checked under two
         weights = 'seeded'
         try:
-            torch.manual_seed(job['init_seed2'])
+            seed_torch(job['init_seed2'])
             state.second = ModelNew(*mod.get_init_inputs()).to(job['device'])
         except BaseException as e: chan.send({'error': 'import_error', 'detail': f"ModelNew under a second init seed raised {type(e).__name__}: {e}"[:600]}); return None
     chan.send({'loaded': True, 'load_s': time.perf_counter() - t0, 'weights': weights})

@@ -16,8 +16,8 @@ from pathlib import Path
 __all__ = ['SHM_DIR', 'SHM_PREFIX', 'SHM_MIN_BYTES', 'PR_SET_PDEATHSIG', 'PR_SET_DUMPABLE', 'PR_SET_NO_NEW_PRIVS', 'CLONE_NEWNS',
            'CLONE_NEWNET', 'CLONE_NEWUSER', 'MS_RDONLY', 'MS_NOSUID', 'MS_NODEV', 'MS_NOEXEC', 'MS_REMOUNT', 'MS_BIND',
            'MS_REC', 'MS_PRIVATE', 'pack', 'unpack', 'pack_big', 'unpack_big', 'child_setup', 'tmp_roots',
-           'drop_capabilities', 'isolate', 'Channel', 'run_child', 'probe_job', 'zygote_main', 'exit_reason',
-           'ChildDied', 'Sandbox', 'worker_env', 'Session']
+           'drop_capabilities', 'isolate', 'Channel', 'run_child', 'probe_job', 'prepare_torch_for_fork', 'zygote_main',
+           'exit_reason', 'ChildDied', 'Sandbox', 'worker_env', 'Session']
 
 # %% ../nbs/04_sandbox.ipynb #1132f1b6
 def pack(obj) -> bytes:
@@ -230,12 +230,22 @@ def probe_job(job: dict, chan: Channel):
     exec(job['code'], ns)
     chan.send({'result': ns.get('result')})
 
+# %% ../nbs/04_sandbox.ipynb #fde91a98
+def prepare_torch_for_fork():
+    "Run torch's CUDA-free lazy set-up (triton op registration) before forking, so no child repeats it."
+    torch = sys.modules.get('torch')
+    register = getattr(getattr(torch, 'cuda', None), '_register_triton_kernels', None)
+    if register is None or torch.cuda.is_initialized(): return False
+    try: register(); return True
+    except Exception: return False
+
 # %% ../nbs/04_sandbox.ipynb #e7df7e19
 def zygote_main(conn, preload: list):
     "Fork-server loop: preload modules, then fork one child per request and report exits."
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL); _prctl(PR_SET_DUMPABLE, 0)
     os.environ['OMP_WAIT_POLICY'] = 'PASSIVE'          # before torch loads its OpenMP runtime
     for m in preload: importlib.import_module(m)
+    prepare_torch_for_fork()
     conn.send({'ready': os.getpid()})
     while True:
         if conn.poll(0.02):
@@ -340,7 +350,7 @@ def start(self: Sandbox, fn: str, job: dict, limits: dict|None = None) -> 'Sessi
     "Fork a child running `fn` (`module:function`) on `job`; returns the live `Session`."
     self.ensure_zygote()
     nonce = secrets.token_hex(8)
-    lim = dict(cpu_s=0, isolate=True, writable=list(self.writable), visible=list(self.visible), **(limits or {}))
+    lim = {**dict(cpu_s=0, isolate=True, writable=list(self.writable), visible=list(self.visible)), **(limits or {})}
     if self.address_space: lim['address_space_mb'] = self.memory_mb + 4096
     self.conn.send({'cmd': 'run', 'fn': fn, 'job': job, 'nonce': nonce, 'limits': lim,
                     'address': self.listener.address, 'authkey': self.authkey.hex()})

@@ -14,7 +14,7 @@ from .config import get_settings
 # %% auto #0
 __all__ = ['REQUIRED', 'TaskError', 'parse_task_source', 'task_ops', 'task_presets', 'Task', 'task_from_source', 'task_identity',
            'load_task', 'find_kernelbench_root', 'load_tasks', 'load_ops6k', 'load_module', 'resolve_preset',
-           'build_model', 'make_inputs', 'run_eager', 'eager_ms', 'describe_task']
+           'seed_torch', 'build_model', 'make_inputs', 'run_eager', 'eager_ms', 'describe_task']
 
 # %% ../nbs/01_tasks.ipynb #cc67b67f
 class TaskError(ValueError):
@@ -221,11 +221,17 @@ def resolve_preset(preset: str|None, device) -> str:
     if preset in (None, 'auto'): return 'gpu' if torch.device(device).type == 'cuda' else 'cpu'
     return preset
 
+# %% ../nbs/01_tasks.ipynb #0bbeb2c7
+def seed_torch(seed: int):
+    "Seed the CPU and CUDA generators as torch.manual_seed does (without its hooks for device types never used here)."
+    import torch
+    torch.random.default_generator.manual_seed(seed)
+    torch.cuda.manual_seed_all(seed)
+
 # %% ../nbs/01_tasks.ipynb #8f165348
 def build_model(task: Task, mod, seed: int = 0, device='cpu', dtype=None):
     "Build the task's `Model` from its init inputs under `seed`, on `device` (floating params cast to `dtype`)."
-    import torch
-    torch.manual_seed(seed)
+    seed_torch(seed)
     try:
         init = mod.get_init_inputs()
         model = mod.Model(*init)
@@ -247,7 +253,7 @@ def _check_inputs(task, inputs):
 def make_inputs(task: Task, mod, seed: int, device='cpu', dtype=None) -> list:
     "The task's forward inputs for `seed`, on `device` (floating tensors cast to `dtype`)."
     import torch
-    torch.manual_seed(seed)
+    seed_torch(seed)
     try:
         with torch.device(device): inputs = mod.get_inputs()
     except Exception as e: _raise_from(task, 'get_inputs()', e)
