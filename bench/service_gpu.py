@@ -98,7 +98,7 @@ def main():
                 for i in range(3):
                     n = names[i % len(names)]; cand = write_candidate(work, n, 100 + i, f'cli{ci}')
                     new.append(cli_wall(url, tpaths[n], cand, env)); cached.append(cli_wall(url, tpaths[n], cand, env))
-                run['cli_new'] = [{'wall_s': w, 'correct': r.get('correct'), 'total_s': r.get('breakdown', {}).get('total_s'), 'error': r.get('error'), **r['wall_split']} for w, r in new]
+                run['cli_new'] = [{'wall_s': w, 'correct': r.get('correct'), **{k: r.get('breakdown', {}).get(k) for k in ('compile_s', 'load_s', 'verify_s', 'profile_s', 'total_s')}, 'error': r.get('error'), **r['wall_split']} for w, r in new]
                 run['cli_cached'] = [{'wall_s': w, 'correct': r.get('correct'), **r['wall_split']} for w, r in cached]
                 run['cli_new_median_s'] = statistics.median(w for w, _ in new); run['cli_cached_median_s'] = statistics.median(w for w, _ in cached)
                 print(f"[{cfg}] cli new {run['cli_new_median_s']} s, cached {run['cli_cached_median_s']} s", flush=True)
@@ -118,12 +118,13 @@ def main():
                        candidates_per_gpu_hour=round(len(items) / q_s * 3600 / len(gpus.split(','))),
                        queue_correct=sum(r.correct for r in rs), queue_flags=sorted({f for r in rs for f in r.flags}),
                        queue_errors=sorted({(r.error or '')[:120] for r in rs if not r.correct}),
+                       candidate_ms_by_task={n: round(statistics.median([r.timings['candidate']['median'] for r, it in zip(rs, items) if r.correct and it['task'].id == tasks[n].id] or [0]), 5) for n in names},
                        breakdown_mean={k: round(statistics.mean(r.breakdown.get(k, 0) for r in rs), 3) for k in ('compile_s', 'load_s', 'verify_s', 'device_wait_s', 'profile_s', 'total_s')})
             print(f"[{cfg}] queue {len(items)} in {q_s:.1f} s -> {run['candidates_per_gpu_hour']}/GPU-hour, correct {run['queue_correct']}, {run['breakdown_mean']}", flush=True)
         proc.terminate(); proc.wait(30)
         res['runs'].append(run); dump()
     base = res['runs'][0]['queue_s']
-    for r in res['runs'][1:]: r['speedup_vs_first'] = round(base / r['queue_s'], 2)
+    for r in res['runs'][1:]: r['speedup_vs_first'] = round(base / r['queue_s'], 2)   # candidate_ms_by_task: do more workers disturb the timings?
     dump(); print(json.dumps({k: v for k, v in res.items() if k != 'runs'}, indent=1)); print(f"wrote {out}")
 
 

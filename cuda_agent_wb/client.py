@@ -6,7 +6,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/client.html.md"""
 
 # %% ../nbs/07b_client.ipynb #dc7a239c
 from __future__ import annotations
-import os, threading, time
+import os, sys, threading, time
 from collections import Counter
 from dataclasses import fields
 from pathlib import Path
@@ -16,8 +16,8 @@ from .tasks import Task, task_identity
 from .workdir import SolutionError, load_solution
 
 # %% auto #0
-__all__ = ['STAGES', 'FINAL', 'ServiceError', 'request_body', 'result_from_dict', 'split_urls', 'tls_verify', 'RemoteEvaluator',
-           'answer_detail', 'find_service']
+__all__ = ['STAGES', 'FINAL', 'ServiceError', 'request_body', 'result_from_dict', 'load_httpx', 'split_urls', 'tls_verify',
+           'RemoteEvaluator', 'answer_detail', 'find_service']
 
 # %% ../nbs/07b_client.ipynb #f82a6c5b
 STAGES = ('compile', 'verify', 'profile')     # reward.STAGES
@@ -42,6 +42,16 @@ def result_from_dict(d: dict):
     names = {f.name for f in fields(EvalResult)}
     return EvalResult(**{k: v for k, v in d.items() if k in names})
 
+# %% ../nbs/07b_client.ipynb #d6ec3562
+def load_httpx():
+    "The httpx module, imported without its command line (click, rich, pygments) when it is not loaded yet."
+    if 'httpx' not in sys.modules:
+        sys.modules.setdefault('httpx._main', None)       # a None entry makes httpx's guarded `from ._main import main` fail
+        try: import httpx
+        finally:
+            if 'httpx._main' in sys.modules and sys.modules['httpx._main'] is None: del sys.modules['httpx._main']
+    return sys.modules['httpx']
+
 # %% ../nbs/07b_client.ipynb #4c072c9a
 def split_urls(urls) -> list[str]:
     "Service URLs from a string (comma-separated) or a list."
@@ -57,7 +67,7 @@ def tls_verify(urls) -> bool:
 class RemoteEvaluator:
     "`Evaluator`'s interface over one or more running evaluation services."
     def __init__(self, urls=None, token: str|None = None, retry_s: float = 120.0, wait_ready_s: float = 60.0):
-        import httpx
+        httpx = load_httpx()
         s = get_settings()
         self.urls = split_urls(urls or s.service.url)
         if not self.urls: raise ServiceError("no service URL given")
@@ -92,7 +102,7 @@ def answer_detail(r) -> str:
 @patch
 def call(self: RemoteEvaluator, method: str, url: str, path: str, retry: bool = True, **kw) -> dict:
     "One request; lost connections and 502-504 are retried for `retry_s`, a 500 twice; other errors raise ServiceError with the service's sentence."
-    import httpx
+    httpx = load_httpx()
     t0, errors = time.monotonic(), 0
     while True:
         try: r = self.http.request(method, url + path, **kw)
@@ -109,7 +119,7 @@ def call(self: RemoteEvaluator, method: str, url: str, path: str, retry: bool = 
 @patch
 def wait_ready(self: RemoteEvaluator, timeout: float = 60.0) -> dict:
     "The /health of the first service with a ready worker, waiting up to `timeout` s."
-    import httpx
+    httpx = load_httpx()
     t0, last = time.monotonic(), 'no answer'
     while True:
         for u in self.urls:
@@ -212,7 +222,7 @@ def _submit_or_none(ev, it: dict):
 # %% ../nbs/07b_client.ipynb #2f33e769
 def find_service(urls=None, backend: str|None = None, timeout: float = 0.5) -> str|None:
     "The configured service URLs, comma-joined, if the first answers /health with 200 (for `backend`, when given); else None."
-    import httpx
+    httpx = load_httpx()
     urls = split_urls(urls or get_settings().service.url)
     try: r = httpx.get(urls[0] + '/health', timeout=timeout, verify=tls_verify(urls[:1]))
     except (httpx.HTTPError, IndexError): return None

@@ -22,12 +22,13 @@ from .profile import (DeviceLock, device_lock_key, Timer, set_precision_policy, 
                                    baseline_key, cached_baselines, measure_baselines, median_ci, _to_cpu)
 
 # %% auto #0
-__all__ = ['STAGES', 'ALLOC_FN', 'DTYPES', 'DTYPE_CODE', 'RULES', 'OOM_MARKERS', 'beats', 'milestone_reward', 'continuous_reward',
-           'EvalResult', 'CTensor', 'CArgs', 'fill_ctensor', 'ExtState', 'make_caller', 'load_extension',
-           'CompileFailed', 'import_candidate', 'poison_memory', 'run_forward', 'candidate_main', 'reference_outputs',
-           'reference_baseline_key', 'reference_baselines', 'release_device_memory', 'reference_main',
-           'ReferenceWorker', 'check_rules', 'torch_time_share', 'Evaluator', 'timing_settings', 'fresh_seeds',
-           'check_kernel_time', 'check_stream_coverage', 'scored_time', 'out_of_device_memory']
+__all__ = ['STAGES', 'ALLOC_FN', 'DTYPES', 'DTYPE_CODE', 'POISON_BYTES', 'RULES', 'OOM_MARKERS', 'beats', 'milestone_reward',
+           'continuous_reward', 'EvalResult', 'CTensor', 'CArgs', 'fill_ctensor', 'ExtState', 'make_caller',
+           'load_extension', 'CompileFailed', 'import_candidate', 'poison_memory', 'run_forward', 'warm_up',
+           'candidate_main', 'reference_outputs', 'reference_baseline_key', 'reference_baselines',
+           'release_device_memory', 'reference_main', 'ReferenceWorker', 'check_rules', 'torch_time_share', 'Evaluator',
+           'timing_settings', 'fresh_seeds', 'check_kernel_time', 'check_stream_coverage', 'scored_time',
+           'out_of_device_memory']
 
 # %% ../nbs/07_reward.ipynb #91710616
 def beats(speedup, margin: float = 0.05) -> bool:
@@ -237,8 +238,9 @@ def import_candidate(job: dict, state: ExtState):
 
 # %% ../nbs/07_reward.ipynb #d2b3f773
 _M_PERTURB, _M_MMAP_THRESHOLD = -6, -3
+POISON_BYTES = 256 << 20
 
-def poison_memory(device: str, on: bool, nbytes: int = 256 << 20):
+def poison_memory(device: str, on: bool, nbytes: int = POISON_BYTES):
     "Poison fresh allocations (NaN-filled freed block on CUDA; malloc perturbation on the CPU)."
     if torch.device(device).type == 'cuda':
         if on: torch.full((nbytes // 4,), float('nan'), device=device); 
@@ -365,11 +367,19 @@ def _time_phase(job, chan, task, mod, cand, timer, integrity, order):
                'kept': tm['kept'], 'refill': refill_out, 'kernels': kt, 'spans': spans, 'flags': [[fl.name, fl.detail]] if fl else []})
 
 # %% ../nbs/07_reward.ipynb #f0b9b0cb
-def candidate_main(job: dict, chan):
-    "Sandbox child: load, verify and (if asked) time one candidate, reporting to the evaluator."
+def warm_up(job: dict) -> Timer:
+    "A candidate process's head start while the evaluator builds: precision, threads, CUDA context, buffers (no kernels)."
     set_precision_policy(job['allow_tf32'])
     torch.set_num_threads(job.get('threads') or torch.get_num_threads())
-    state, timer = ExtState(), Timer(job['device'], job['timing']['flush'])
+    timer = Timer(job['device'], job['timing']['flush'])
+    if timer.cuda: torch.empty(POISON_BYTES // 4, device=job['device'])    # the poison block's memory, kept by the caching allocator
+    return timer
+
+def candidate_main(job: dict, chan):
+    "Sandbox child: warm up, then load, verify and (if asked) time the candidate the evaluator sends, reporting each phase."
+    timer = warm_up(job)
+    job = {**job, **chan.recv()}
+    state = ExtState()
     state.rules = job.get('rules', 'cuda-agent')
     integrity = HarnessIntegrity()
     loaded = _load_phase(job, chan, state)
@@ -538,6 +548,11 @@ def timing_config(self: Evaluator) -> dict:
 
 # %% ../nbs/07_reward.ipynb #a1ab34da
 @patch
+def warm_job(self: Evaluator) -> dict:
+    "What a candidate process is started with, before its candidate is built: device, precision, threads, timing."
+    return {'device': self.device, 'allow_tf32': self.s.timing.allow_tf32, 'threads': self.threads, 'timing': self.timing_config()}
+
+@patch
 def make_job(self: Evaluator, task: Task, sol: Solution, build: BuildResult, seeds: dict, preset: str, stages) -> dict:
     "The job description a sandbox child receives."
     spec = torch_mode_spec(sol, self.backend) if build.mode == 'torch' else None
@@ -697,8 +712,7 @@ def _evaluate_held(self: Evaluator, task, solution, stages, rules, strict, alone
     self.call_rules, (self.atol, self.rtol) = res.rules, self.tolerance(self.strict if strict is None else strict)
     res.env = env_fingerprint(self.device, {'allow_tf32': self.s.timing.allow_tf32}) if 'profile' in stages or 'verify' in stages else {}
     res.env.update(tolerance={'atol': self.atol, 'rtol': self.rtol})
-    self.device_lock.exclusive() if alone else self.device_lock.shared()
-    try: self._evaluate(res, task, solution, stages)
+    try: self._evaluate(res, task, solution, stages, alone)
     finally:
         if self.ref.pending: self.ref.result()
         self.device_lock.release()
@@ -710,18 +724,25 @@ def _evaluate_held(self: Evaluator, task, solution, stages, rules, strict, alone
 
 # %% ../nbs/07_reward.ipynb #bb9a88af
 @patch
-def _evaluate(self: Evaluator, res: EvalResult, task: Task, solution, stages):
+def _evaluate(self: Evaluator, res: EvalResult, task: Task, solution, stages, alone: bool = False):
+    "Start the candidate process (it warms up meanwhile), hold the device, build, send the job and run its session."
     preset = resolve_preset(self.s.eval.preset, self.device)
     seeds = fresh_seeds(self.s.eval.trials)
     req = {'task': task.to_dict(), 'preset': preset, 'device': self.device, 'init_seed': seeds['init_seed'], 'init_seed2': seeds['init_seed2'], 'fp64': True,
            'seeds': seeds['trial_seeds'] + [seeds['refill_seed']], 'allow_tf32': self.s.timing.allow_tf32, 'timing': self.timing_config()}
-    if 'verify' in stages: self.ref.submit({**req, 'cmd': 'outputs'})
-    built = self._compile(res, solution)
-    if built is None or 'verify' not in stages: return
-    sess = self.sandbox.start('cuda_agent_wb.reward:candidate_main', self.make_job(task, *built, seeds, preset, stages))
-    try: self._run_session(res, sess, req, stages)
+    sess = self.sandbox.start('cuda_agent_wb.reward:candidate_main', self.warm_job()) if 'verify' in stages else None
+    try:
+        if sess: sess.connect()                  # the child's handshake: from here it warms up on its own
+        self.device_lock.exclusive() if alone else self.device_lock.shared()
+        if sess: self.ref.submit({**req, 'cmd': 'outputs'})
+        built = self._compile(res, solution)
+        if built is None or sess is None: return
+        sess.set_limit(self.sandbox.run_timeout, 'the run limit, [sandbox] run_timeout')
+        sess.send(self.make_job(task, *built, seeds, preset, stages))
+        self._run_session(res, sess, req, stages)
     except ChildDied as e: res.add_flag(Flag(_CHILD_FLAG.get(e.reason, 'crashed'), str(e)))
-    finally: sess.close()
+    finally:
+        if sess: sess.close()
 
 # %% ../nbs/07_reward.ipynb #0af87068
 @patch

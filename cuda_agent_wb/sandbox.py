@@ -230,7 +230,7 @@ def probe_job(job: dict, chan: Channel):
     exec(job['code'], ns)
     chan.send({'result': ns.get('result')})
 
-# %% ../nbs/04_sandbox.ipynb #fde91a98
+# %% ../nbs/04_sandbox.ipynb #dd0eeb80
 def prepare_torch_for_fork():
     "Run torch's CUDA-free lazy set-up (triton op registration) before forking, so no child repeats it."
     torch = sys.modules.get('torch')
@@ -374,8 +374,8 @@ class Session:
 
 # %% ../nbs/04_sandbox.ipynb #5bfbb89b
 @patch
-def _accept(self: Session):
-    "Accept the child's call-back (the listener is shared, so match the nonce)."
+def connect(self: Session):
+    "Accept the child's call-back (the listener is shared, so match the nonce); its first recv or send does this if not done."
     sock = self.sbx.listener._listener._socket
     while self.chan is None:
         sock.settimeout(0.2)
@@ -406,7 +406,7 @@ def _watch(self: Session, phase: str):
 @patch
 def recv(self: Session, phase: str = 'run'):
     "The child's next message; raises ChildDied (crash, exit, timeout, memory) instead of hanging."
-    if self.chan is None: self._accept()
+    if self.chan is None: self.connect()
     while True:
         try:
             if self.chan.poll(0.1):
@@ -426,7 +426,7 @@ def recv(self: Session, phase: str = 'run'):
 @patch
 def send(self: Session, obj):
     "Send a message to the child; raises ChildDied if it is gone."
-    if self.chan is None: self._accept()
+    if self.chan is None: self.connect()
     try: self.chan.send(obj)
     except OSError:
         self.sbx._pump(0.2); self._watch('send')

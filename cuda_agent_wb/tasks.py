@@ -221,7 +221,7 @@ def resolve_preset(preset: str|None, device) -> str:
     if preset in (None, 'auto'): return 'gpu' if torch.device(device).type == 'cuda' else 'cpu'
     return preset
 
-# %% ../nbs/01_tasks.ipynb #0bbeb2c7
+# %% ../nbs/01_tasks.ipynb #9e2bbe06
 def seed_torch(seed: int):
     "Seed the CPU and CUDA generators as torch.manual_seed does (without its hooks for device types never used here)."
     import torch
