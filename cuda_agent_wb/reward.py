@@ -523,6 +523,7 @@ class Evaluator:
         self.sandbox.writable = [str(_torch_ext_dir())]          # load_inline builds; all else read-only for candidates
         self.sandbox.visible = [str(self.s.paths.cache)]          # builds are read from the cache, even one under /tmp
         self.ref, self.ref_kernels = ReferenceWorker(self.device, self.threads), {}   # ref_kernels: task hash -> `reference_kernels`
+        self.prestart, self.spare = self.backend.is_cuda, None     # the next candidate process, started ahead (`_start_spare`)
         self.device_lock = DeviceLock(device_lock_key(self.device))   # shared while verifying, alone while timing
         try: prune_builds()
         except OSError as e: print(f"cawb: build cache not pruned: {e}", file=sys.stderr)
@@ -722,6 +723,28 @@ def _evaluate_held(self: Evaluator, task, solution, stages, rules, strict, alone
     res.reward_continuous = continuous_reward(res.correct, res.speedup_vs_compile)
     return res
 
+# %% ../nbs/07_reward.ipynb #9343ef6d
+@patch
+def _candidate_process(self: Evaluator) -> tuple[Session, bool]:
+    "A connected, warming candidate process: the spare started ahead if alive and alike, else a new one; and whether it was the spare."
+    spare, self.spare = self.spare, None
+    if spare is not None:
+        self.sandbox._pump()
+        if spare[0].alive() and spare[1] == self.warm_job(): return spare[0], True
+        spare[0].close()
+    s = self.sandbox.start('cuda_agent_wb.reward:candidate_main', self.warm_job())
+    s.connect()                                   # the child's handshake: from here it warms up on its own
+    return s, False
+
+@patch
+def _start_spare(self: Evaluator):
+    "With `prestart` on, start the next candidate process now, so its warm-up overlaps this evaluation."
+    if not self.prestart or self.spare is not None: return
+    warm, s = self.warm_job(), None
+    try: s = self.sandbox.start('cuda_agent_wb.reward:candidate_main', warm); s.connect(); self.spare = (s, warm)
+    except (ChildDied, RuntimeError):             # a spare that failed to start is no candidate's fault
+        if s is not None: s.close()
+
 # %% ../nbs/07_reward.ipynb #bb9a88af
 @patch
 def _evaluate(self: Evaluator, res: EvalResult, task: Task, solution, stages, alone: bool = False):
@@ -730,15 +753,16 @@ def _evaluate(self: Evaluator, res: EvalResult, task: Task, solution, stages, al
     seeds = fresh_seeds(self.s.eval.trials)
     req = {'task': task.to_dict(), 'preset': preset, 'device': self.device, 'init_seed': seeds['init_seed'], 'init_seed2': seeds['init_seed2'], 'fp64': True,
            'seeds': seeds['trial_seeds'] + [seeds['refill_seed']], 'allow_tf32': self.s.timing.allow_tf32, 'timing': self.timing_config()}
-    sess = self.sandbox.start('cuda_agent_wb.reward:candidate_main', self.warm_job()) if 'verify' in stages else None
+    sess = None
     try:
-        if sess: sess.connect()                  # the child's handshake: from here it warms up on its own
+        if 'verify' in stages: sess, res.breakdown['prestarted'] = self._candidate_process()
         self.device_lock.exclusive() if alone else self.device_lock.shared()
         if sess: self.ref.submit({**req, 'cmd': 'outputs'})
         built = self._compile(res, solution)
         if built is None or sess is None: return
         sess.set_limit(self.sandbox.run_timeout, 'the run limit, [sandbox] run_timeout')
         sess.send(self.make_job(task, *built, seeds, preset, stages))
+        self._start_spare()
         self._run_session(res, sess, req, stages)
     except ChildDied as e: res.add_flag(Flag(_CHILD_FLAG.get(e.reason, 'crashed'), str(e)))
     finally:
@@ -780,6 +804,7 @@ def _run_session(self: Evaluator, res: EvalResult, sess: Session, req: dict, sta
 @patch
 def close(self: Evaluator):
     "Stop the workers."
+    if self.spare is not None: self.spare[0].close(); self.spare = None
     self.sandbox.close(); self.ref.close()
 
 # %% ../nbs/07_reward.ipynb #a223152d
