@@ -68,7 +68,7 @@ SCHEMA = {
     'timing':  dict(warmup=int, trials_cuda=_posint, trials_cpu=_posint, input_sets=_posint,
                     flush_cache=_bool, allow_tf32=_bool, baseline_budget_s=_nonneg),
     'sandbox': dict(compile_timeout=_nonneg, run_timeout=_nonneg, phase_floor_s=_nonneg, phase_factor=_nonneg,
-                    memory_mb=_posint, compile_jobs=int, build_cache_mb=_nonneg),
+                    memory_mb=_posint, compile_jobs=int, build_cache_mb=_nonneg, prestart=_choice('auto', 'on', 'off')),
     'policy':  dict(base_url=str, model=str, api_key_env=str, max_turns_train=_posint, max_turns_eval=_posint,
                     context_tokens=_posint, temperature=_nonneg, max_new_tokens=_posint),
     'service': dict(url=str, use=_choice('auto', 'always', 'never'), host=str, port=_posint, token_env=str, db='optpath',

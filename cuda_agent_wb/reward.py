@@ -523,7 +523,8 @@ class Evaluator:
         self.sandbox.writable = [str(_torch_ext_dir())]          # load_inline builds; all else read-only for candidates
         self.sandbox.visible = [str(self.s.paths.cache)]          # builds are read from the cache, even one under /tmp
         self.ref, self.ref_kernels = ReferenceWorker(self.device, self.threads), {}   # ref_kernels: task hash -> `reference_kernels`
-        self.prestart, self.spare = self.backend.is_cuda, None     # the next candidate process, started ahead (`_start_spare`)
+        self.prestart = {'on': True, 'off': False}.get(self.s.sandbox.prestart, self.backend.is_cuda)   # [sandbox] prestart
+        self.spare = None                                           # the next candidate process, started ahead (`_start_spare`)
         self.device_lock = DeviceLock(device_lock_key(self.device))   # shared while verifying, alone while timing
         try: prune_builds()
         except OSError as e: print(f"cawb: build cache not pruned: {e}", file=sys.stderr)
