@@ -726,25 +726,30 @@ def _evaluate_held(self: Evaluator, task, solution, stages, rules, strict, alone
 
 # %% ../nbs/07_reward.ipynb #6a73fd46
 @patch
+def _new_process(self: Evaluator, warm: dict) -> Session:
+    "Fork a candidate process on the settings `warm` and complete its handshake: from then on it warms up on its own."
+    s = self.sandbox.start('cuda_agent_wb.reward:candidate_main', warm)
+    try: s.connect()
+    except ChildDied: s.close(); raise
+    return s
+
+@patch
 def _candidate_process(self: Evaluator) -> tuple[Session, bool]:
     "A connected, warming candidate process: the spare started ahead if alive and alike, else a new one; and whether it was the spare."
-    spare, self.spare = self.spare, None
+    spare, self.spare, warm = self.spare, None, self.warm_job()
     if spare is not None:
         self.sandbox._pump()
-        if spare[0].alive() and spare[1] == self.warm_job(): return spare[0], True
+        if spare[0].alive() and spare[1] == warm: return spare[0], True
         spare[0].close()
-    s = self.sandbox.start('cuda_agent_wb.reward:candidate_main', self.warm_job())
-    s.connect()                                   # the child's handshake: from here it warms up on its own
-    return s, False
+    return self._new_process(warm), False
 
 @patch
 def _start_spare(self: Evaluator):
     "With `prestart` on, start the next candidate process now, so its warm-up overlaps this evaluation."
     if not self.prestart or self.spare is not None: return
-    warm, s = self.warm_job(), None
-    try: s = self.sandbox.start('cuda_agent_wb.reward:candidate_main', warm); s.connect(); self.spare = (s, warm)
-    except (ChildDied, RuntimeError):             # a spare that failed to start is no candidate's fault
-        if s is not None: s.close()
+    warm = self.warm_job()
+    try: self.spare = (self._new_process(warm), warm)
+    except (ChildDied, RuntimeError): pass       # a spare that failed to start is no candidate's fault
 
 # %% ../nbs/07_reward.ipynb #bb9a88af
 @patch
