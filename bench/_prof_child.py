@@ -45,7 +45,10 @@ def cuda_probe(job, chan):
 
 
 def main():
-    out = Path(sys.argv[1]); out.mkdir(parents=True, exist_ok=True)
+    import argparse
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('out', help='folder for the profiles and prof_child.json')
+    out = Path(ap.parse_args().out); out.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault('CAWB_EVAL_PRESET', 'cpu')
     from _candidates import KERNELS, write_candidate
     from cuda_agent_wb.reward import Evaluator
