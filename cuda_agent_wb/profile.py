@@ -13,10 +13,11 @@ from fastcore.basics import patch
 from .config import get_settings, cache_dir
 
 # %% auto #0
-__all__ = ['TIMING_METHOD', 'PROFILER_LOCK', 'ATEN_KERNEL_MARKERS', 'set_precision_policy', 'device_name', 'env_fingerprint',
-           'device_lock_key', 'DeviceLock', 'Timer', 'calls_for_budget', 'median_ci', 'summarise', 'baseline_key',
-           'use_compile_cache', 'measure_baselines', 'cached_baselines', 'quiet_stderr', 'kernel_table',
-           'reference_kernel_table', 'torch_kernels', 'profile_records', 'call_spans']
+__all__ = ['TIMING_METHOD', 'PROFILER_LOCK', 'ATEN_KERNEL_MARKERS', 'ORDER_TOL_NS', 'set_precision_policy', 'device_name',
+           'env_fingerprint', 'device_lock_key', 'DeviceLock', 'Timer', 'calls_for_budget', 'median_ci', 'summarise',
+           'baseline_key', 'use_compile_cache', 'measure_baselines', 'cached_baselines', 'quiet_stderr', 'kernel_table',
+           'reference_kernel_table', 'torch_kernels', 'profile_records', 'launch_index', 'launched_in', 'call_spans',
+           'call_order', 'order_summary']
 
 # %% ../nbs/06_profile.ipynb #48b7a718
 def set_precision_policy(allow_tf32: bool|str) -> dict:
@@ -281,34 +282,78 @@ def profile_records(prof) -> list[dict]:
     return recs
 
 # %% ../nbs/06_profile.ipynb #85a30d84
-def call_spans(recs: list[dict], n: int) -> list[float]:
-    "Per call `i`, ms from the first to the last device activity launched inside it, on any stream (0 if none)."
+def launch_index(recs: list[dict]) -> tuple[dict, list]:
+    "The trace's `cawb_` ranges by name, and each device activity with the CPU time of the op or runtime call that launched it (None if the trace does not say)."
     rng = {r['name']: r for r in recs if not r['device'] and r['name'].startswith('cawb_')}
     cpu = {r['corr']: r for r in recs if not r['device'] and r['corr']}          # ops and ranges (linked ids) ...
     launches = {r['corr']: r for r in recs if not r['device'] and r['name'].startswith('cu') and r['corr']}   # ... runtime calls
     def launched_at(d):
-        "CPU time of the op or runtime call that enqueued device activity `d` (None if the trace does not say)."
         src = cpu.get(d.get('linked')) or launches.get(d['corr'])
         return src['start'] if src else None
-    dev = [(launched_at(r), r) for r in recs if r['device']]
+    return rng, [(launched_at(r), r) for r in recs if r['device']]
+
+def launched_in(dev: list, rng: dict|None) -> list[dict]:
+    "The device activities whose launch lies inside the CPU range `rng`."
+    return [r for t, r in dev if rng is not None and t is not None and rng['start'] <= t <= rng['end']]
+
+def call_spans(recs: list[dict], n: int) -> list[float]:
+    "Per call `i`, ms from the first to the last device activity launched inside it, on any stream (0 if none)."
+    rng, dev = launch_index(recs)
     spans = []
     for i in range(n):
-        call = rng.get(f'cawb_call_{i}')
-        if call is None: continue
-        mine = [r for t, r in dev if t is not None and call['start'] <= t <= call['end']]
+        if (call := rng.get(f'cawb_call_{i}')) is None: continue
+        mine = launched_in(dev, call)
         spans.append((max(r['end'] for r in mine) - min(r['start'] for r in mine)) / 1e6 if mine else 0.0)
     return spans
 
+# %% ../nbs/06_profile.ipynb #f104f7e3
+ORDER_TOL_NS = 1000   # the profiler's timestamps of back-to-back work on one stream may overlap by a fraction of a µs
+
+def call_order(recs: list[dict], n: int, tol_ns: int = ORDER_TOL_NS) -> list[dict|None]:
+    "Per call `i`: its all-stream span (ms) and whether its device work started `early` (before the head-start sleep ended) or ended `late` (after the marker behind it started); None where the trace lacks the call."
+    rng, dev = launch_index(recs)
+    rows = []
+    for i in range(n):
+        call, head, after = (rng.get(f'cawb_{k}_{i}') for k in ('call', 'head', 'after'))
+        mine, gate, mark = launched_in(dev, call), launched_in(dev, head), launched_in(dev, after)
+        if call is None: rows.append(None); continue
+        reached = max((r['end'] for r in gate), default=None)
+        moved = min((r['start'] for r in mark), default=None)
+        rows.append({'span': (max(r['end'] for r in mine) - min(r['start'] for r in mine)) / 1e6 if mine else 0.0,
+                     'early': reached is not None and any(r['start'] < reached - tol_ns for r in mine),
+                     'late': moved is not None and any(r['end'] > moved + tol_ns for r in mine)})
+    return rows
+
+# %% ../nbs/06_profile.ipynb #8d793f68
+def order_summary(rows: list[dict]) -> dict:
+    "Counts over profiled calls: how many, how many ran gated (the head start held), how many started early or ended late."
+    rows = [r for r in rows if r]
+    return {k: sum(bool(r.get(k)) for r in rows) for k in ('gated', 'early', 'late')} | {'calls': len(rows)}
+
 # %% ../nbs/06_profile.ipynb #2dfd2d2b
 @patch
-def stream_spans(self: Timer, fn, input_sets: list, calls: int = 10) -> list[float]:
-    "All-stream spans (ms) of `calls` calls, each behind the head start, from the profiler; [] on the CPU."
-    if not self.cuda: return []
+def profiled_calls(self: Timer, fn, input_sets: list, calls: int, head_ms: float) -> tuple[list[dict], list[bool]]:
+    "Trace `calls` calls, each behind a `head_ms` sleep and followed by a marker on the caller's stream; per call, whether the sleep still held once the marker was queued."
     from torch.profiler import profile, ProfilerActivity, record_function
-    self.gpu_sleep(1e-3); self.sync()                  # calibrates the sleep outside the trace
+    mark, gated = torch.zeros(1, device=self.device), []
     with PROFILER_LOCK, quiet_stderr(), profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
         for i in range(calls):
-            self.flush(); self.sync()
-            with record_function(f'cawb_head_{i}'): self.gpu_sleep(self.head_start_ms)
-            with record_function(f'cawb_call_{i}'): fn(*input_sets[i % len(input_sets)]); self.sync()
-    return call_spans(profile_records(prof), calls)
+            self.flush(); self.sync(); gate = torch.cuda.Event()
+            with record_function(f'cawb_head_{i}'): self.gpu_sleep(head_ms); gate.record()
+            with record_function(f'cawb_call_{i}'): fn(*input_sets[i % len(input_sets)])
+            with record_function(f'cawb_after_{i}'): mark.add_(1)
+            gated.append(not gate.query()); self.sync()
+    return profile_records(prof), gated
+
+@patch
+def stream_spans(self: Timer, fn, input_sets: list, calls: int = 10) -> dict:
+    "All-stream spans (ms) of profiled calls and how their work was ordered with the caller's stream (`order_summary`); {} on the CPU."
+    if not self.cuda: return {}
+    self.gpu_sleep(1e-3); self.sync()                  # calibrates the sleep outside the trace
+    head, rows = max(self.head_start_ms, 0.05), []
+    for _ in range(3):                                 # most calls ungated: the host is slow, give it a longer head start
+        recs, gated = self.profiled_calls(fn, input_sets, calls, head)
+        rows += [r and {**r, 'gated': g} for r, g in zip(call_order(recs, calls), gated)]
+        if 2 * sum(gated) >= calls: break
+        head = min(4 * head, 200.0)
+    return {'spans': [r['span'] for r in rows if r], 'order': {**order_summary(rows), 'head_ms': round(head, 3)}}

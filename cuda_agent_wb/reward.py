@@ -27,8 +27,8 @@ __all__ = ['STAGES', 'ALLOC_FN', 'DTYPES', 'DTYPE_CODE', 'POISON_BYTES', 'RULES'
            'load_extension', 'CompileFailed', 'import_candidate', 'poison_memory', 'run_forward', 'warm_up',
            'candidate_main', 'reference_outputs', 'reference_baseline_key', 'reference_baselines',
            'release_device_memory', 'reference_main', 'ReferenceWorker', 'check_rules', 'torch_time_share', 'Evaluator',
-           'timing_settings', 'fresh_seeds', 'check_kernel_time', 'check_stream_coverage', 'scored_time',
-           'out_of_device_memory']
+           'timing_settings', 'fresh_seeds', 'check_kernel_time', 'check_stream_coverage', 'check_stream_order',
+           'scored_time', 'out_of_device_memory']
 
 # %% ../nbs/07_reward.ipynb #91710616
 def beats(speedup, margin: float = 0.05) -> bool:
@@ -361,10 +361,10 @@ def _time_phase(job, chan, task, mod, cand, timer, integrity, order):
         if isinstance(dst, torch.Tensor): dst.copy_(src)
     with torch.no_grad(): refill_out = _to_cpu(cand(*sets[0])); timer.sync()
     kt = kernel_table(lambda *xs: cand(*xs), sets[-1], dev, calls=2, top=25) if order.get('kernels') else []
-    with torch.no_grad(): spans = timer.stream_spans(cand, sets, 10 if statistics.median(tm['device_ms']) < 50 else 3)
+    with torch.no_grad(): streams = timer.stream_spans(cand, sets, 10 if statistics.median(tm['device_ms']) < 50 else 3)
     fl = integrity.check()
     chan.send({'timed': True, 'timing': summarise(tm), 'loop_s': tm['loop_s'], 'wall_sum_s': sum(tm['wall_ms']) / 1e3,
-               'kept': tm['kept'], 'refill': refill_out, 'kernels': kt, 'spans': spans, 'flags': [[fl.name, fl.detail]] if fl else []})
+               'kept': tm['kept'], 'refill': refill_out, 'kernels': kt, 'spans': streams.get('spans', []), 'order': streams.get('order'), 'flags': [[fl.name, fl.detail]] if fl else []})
 
 # %% ../nbs/07_reward.ipynb #f0b9b0cb
 def warm_up(job: dict) -> Timer:
@@ -649,6 +649,7 @@ def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: di
     elif tk: res.add_flag(Flag('forbidden_op', f"torch kernels in timed calls: {', '.join(tk[:4])}"))
     res.add_flag(check_kernel_time(m['timing']['device']['median'], m['kernels'], self.backend.is_cuda))
     res.add_flag(check_stream_coverage(m['timing']['device']['median'], m.get('spans')))
+    res.add_flag(check_stream_order(m.get('order')))
     self._record_speed(res, m, base)
 
 # %% ../nbs/07_reward.ipynb #4b5dc034
@@ -667,6 +668,13 @@ def check_stream_coverage(event_ms: float, spans: list|None, slack: float = 0.25
     if span > (1 + slack) * event_ms:
         return Flag('unsynchronized_output', f"the call's GPU work spans {span:.4g} ms on all streams but {event_ms:.4g} ms on the timed stream: work left running on other streams")
 
+# %% ../nbs/07_reward.ipynb #9473a1d8
+def check_stream_order(order: dict|None) -> Flag|None:
+    "No GPU work of a call may start before the caller's stream reaches the call or end after it moves past (`profile.call_order`)."
+    if not order or not (order['early'] or order['late']): return None
+    return Flag('unsynchronized_output', f"{order['early']} of {order['calls']} profiled calls started GPU work before the caller's stream reached the call, "
+                f"{order['late']} left work running after it moved on: work on streams never ordered with the caller's")
+
 # %% ../nbs/07_reward.ipynb #73415aeb
 def scored_time(event: dict, spans: list|None) -> dict:
     "The candidate's time record: the timed-stream events, raised to the all-stream span where that is longer."
@@ -680,7 +688,8 @@ def _record_speed(self: Evaluator, res: EvalResult, m: dict, base: dict):
     cand, eager, comp = scored_time(m['timing']['device'], m.get('spans')), base['eager']['device'], base['compile']['device']
     res.timings = {'candidate': cand, 'candidate_timed_stream': m['timing']['device'], 'candidate_wall': m['timing']['wall'], 'eager': eager, 'eager_wall': base['eager']['wall'],
                    'compile': comp, 'compile_wall': base['compile']['wall'], 'baselines_cached': base.get('cached', False),
-                   'compile_first_call_s': base.get('compile_first_call_s'), 'candidate_kernels': m['kernels'][:10]}
+                   'compile_first_call_s': base.get('compile_first_call_s'), 'candidate_kernels': m['kernels'][:10],
+                   'stream_order': m.get('order')}
     res.speedup_vs_eager = eager['median'] / max(cand['median'], 1e-9)
     res.speedup_vs_compile = comp['median'] / max(cand['median'], 1e-9)
     res.add_flag(check_speedup_plausible(res.speedup_vs_eager, self.s.eval.suspicious_speedup))
