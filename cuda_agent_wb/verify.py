@@ -14,11 +14,11 @@ from torch.utils._pytree import tree_flatten
 
 # %% auto #0
 __all__ = ['FLAGS', 'REVIEW_FLAGS', 'ALLOWED_OPS', 'Flag', 'flat_outputs', 'check_output_structure', 'check_shapes',
-           'check_dtypes', 'check_finite', 'check_close', 'check_signal', 'on_device_of', 'check_outputs',
-           'check_deterministic', 'check_inputs_unmutated', 'rel_l2', 'sample_leaves', 'check_precision',
-           'check_timed_outputs', 'check_timer_consistency', 'check_speedup_plausible', 'op_base_name',
-           'ForbiddenOpTracer', 'thread_cpu_ns', 'cpu_ms_since', 'check_background_threads', 'HarnessIntegrity',
-           'snapshot', 'mutated_inputs']
+           'check_dtypes', 'check_finite', 'check_close', 'check_signal', 'trivial_outputs', 'degenerate_reasons',
+           'check_degenerate', 'on_device_of', 'check_outputs', 'check_deterministic', 'check_inputs_unmutated',
+           'rel_l2', 'sample_leaves', 'check_precision', 'check_timed_outputs', 'check_timer_consistency',
+           'check_speedup_plausible', 'op_base_name', 'ForbiddenOpTracer', 'thread_cpu_ns', 'cpu_ms_since',
+           'check_background_threads', 'HarnessIntegrity', 'snapshot', 'mutated_inputs']
 
 # %% ../nbs/05_verify.ipynb #f6683a94
 FLAGS = {
@@ -35,6 +35,9 @@ FLAGS = {
     'nan_inf': 'NaN or Inf where the reference has finite values (e.g. unwritten poisoned memory)',
     'incorrect_output': 'outputs differ from the reference beyond atol/rtol',
     'near_constant_output': "outputs match only because the reference's values are small; they carry none of its signal",
+    'degenerate_output': "a trivial output (zeros, a constant) would pass here, and the output is off at a tolerance scaled to the reference's magnitude",
+    'shape_specific': 'correct on the shapes it was shown, wrong (or failing) on another input shape the task allows',
+    'no_custom_kernel': 'kernelbench rules: none of the device time is in kernels of its own (torch does the work)',
     'forbidden_op': 'a torch compute op ran during ModelNew.forward (from Python or C++)',
     'input_mutated': 'inputs were modified though the reference does not modify them',
     'unsynchronized_output': 'outputs changed after forward returned (work left running on another stream or thread)',
@@ -124,6 +127,30 @@ def check_signal(ref, cand, max_rel: float = 0.1) -> Flag|None:
         rel = float((cf - rf).norm(dtype=torch.float64)) / spread
         if not rel <= max_rel: return Flag('near_constant_output', f"output {i}: error is {rel:.2f}x the reference's variation (limit {max_rel})")
 
+# %% ../nbs/05_verify.ipynb #3b8c744b
+def trivial_outputs(r: torch.Tensor) -> dict:
+    "Trivial stand-ins for reference leaf `r`: all zeros, and its mean everywhere."
+    rf = _as_float(r)
+    return {'zeros': torch.zeros_like(rf), 'constant': torch.full_like(rf, float(rf.mean(dtype=torch.float64)))}
+
+def degenerate_reasons(r, atol: float, rtol: float) -> list[str]:
+    "Which trivial outputs of `trivial_outputs` pass `check_close` against reference leaf `r`."
+    if not isinstance(r, torch.Tensor) or not r.is_floating_point() or r.numel() == 0: return []
+    return [k for k, t in trivial_outputs(r).items() if check_close(r, t, atol, rtol) is None]
+
+# %% ../nbs/05_verify.ipynb #e30a7b41
+def check_degenerate(ref, cand, atol: float, rtol: float) -> Flag|None:
+    "Where a trivial output passes `atol`, the candidate must also match at `atol` scaled by the reference's rms."
+    for i, (r, c) in enumerate(zip(flat_outputs(ref)[0], flat_outputs(cand)[0])):
+        if not (why := degenerate_reasons(r, atol, rtol)): continue
+        rf, cf = _as_float(r), _as_float(c)
+        scale = float(rf.pow(2).mean(dtype=torch.float64).sqrt())
+        if not math.isfinite(scale) or scale == 0: continue
+        ok = torch.isclose(cf, rf, atol=atol * scale, rtol=rtol, equal_nan=True)
+        if not ok.all():
+            return Flag('degenerate_output', f"output {i}: {' and '.join(why)} output(s) pass atol={atol:g} on this task; at atol scaled to the "
+                        f"reference's magnitude ({atol * scale:.3g}) {int((~ok).sum())}/{ok.numel()} elements are off")
+
 # %% ../nbs/05_verify.ipynb #2a6e2406
 def on_device_of(ref, cand):
     "`cand`'s tensors moved to the device of `ref`'s first tensor: comparisons run where the reference is kept."
@@ -133,12 +160,12 @@ def on_device_of(ref, cand):
 
 # %% ../nbs/05_verify.ipynb #33e195d2
 def check_outputs(ref, cand, atol, rtol) -> Flag|None:
-    "Structure, shapes, dtypes, finiteness, closeness and signal, first failure wins."
+    "Structure, shapes, dtypes, finiteness, closeness, degenerate tasks and signal, first failure wins."
     if (f := check_output_structure(ref, cand)): return f
     cand = on_device_of(ref, cand)
     for chk in (check_shapes, check_dtypes, check_finite):
         if (f := chk(ref, cand)): return f
-    return check_close(ref, cand, atol, rtol) or check_signal(ref, cand)
+    return check_close(ref, cand, atol, rtol) or check_degenerate(ref, cand, atol, rtol) or check_signal(ref, cand)
 
 # %% ../nbs/05_verify.ipynb #16656200
 def check_deterministic(first, second, atol, rtol) -> Flag|None:
