@@ -10,7 +10,7 @@ from cuda_agent_wb.verify import REVIEW_FLAGS
 
 SOL = ROOT / 'tests/solutions/cpu'
 TASK = {'relu': ROOT / 'data/tasks/relu.py', 'linear_relu': ROOT / 'data/tasks/linear_relu.py',
-        'small_mean': ROOT / 'tests/tasks/small_mean.py'}
+        'small_mean': ROOT / 'tests/tasks/small_mean.py', 'tiny_scale': ROOT / 'tests/tasks/tiny_scale.py'}
 
 
 @pytest.fixture(scope='module')
@@ -41,7 +41,8 @@ REJECT = {
     'relu_compile_error': {'compile_error'},
     'relu_wrong_shape': {'shape_mismatch'},
     'relu_subclass': {'output_structure'},
-    'small_mean_zeros': {'near_constant_output'},
+    'small_mean_zeros': {'near_constant_output', 'degenerate_output'},
+    'tiny_scale_zeros': {'degenerate_output'},
     'linear_relu_bf16': {'precision_downgrade'},
     'linear_relu_seed_cache': {'state_dict_mismatch'},
 }
@@ -55,7 +56,7 @@ def test_adversarial_rejected(ev, name):
     assert r.error
 
 
-@pytest.mark.parametrize('name', ['relu_valid', 'linear_relu_valid', 'relu_write_evaluator'])
+@pytest.mark.parametrize('name', ['relu_valid', 'linear_relu_valid', 'relu_write_evaluator', 'tiny_scale_valid'])
 def test_valid_accepted(ev, name):
     r = ev.evaluate(task_of(name), SOL / name, stages=('compile', 'verify'))
     assert r.correct and r.reward >= 1 and not r.flags, r.to_dict()
