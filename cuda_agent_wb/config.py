@@ -6,12 +6,13 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/config.html.md"""
 
 # %% ../nbs/00_config.ipynb #8a4516fd
 from __future__ import annotations
-import configparser, os, re
+import configparser, difflib, os, re, sys
 from pathlib import Path
 from types import SimpleNamespace
 
 # %% auto #0
-__all__ = ['SCHEMA', 'SettingsError', 'parse_value', 'find_settings', 'load_settings', 'get_settings', 'cache_dir']
+__all__ = ['SCHEMA', 'NON_SETTING_ENV', 'SettingsError', 'parse_value', 'find_settings', 'unknown_settings', 'load_settings',
+           'get_settings', 'cache_dir']
 
 # %% ../nbs/00_config.ipynb #6b09c95d
 class SettingsError(ValueError):
@@ -27,6 +28,22 @@ def _posint(s):
 def _nonneg(s):
     v = float(s)
     if not v >= 0: raise ValueError("must be a number >= 0")
+    return v
+
+# %% ../nbs/00_config.ipynb #dc153469
+def _nonnegint(s):
+    v = int(s)
+    if v < 0: raise ValueError("must be a whole number >= 0")
+    return v
+
+def _positive(s):
+    v = float(s)
+    if not v > 0: raise ValueError("must be a number > 0")
+    return v
+
+def _port(s):
+    v = int(s)
+    if not 1 <= v <= 65535: raise ValueError("must be a port number from 1 to 65535")
     return v
 
 # %% ../nbs/00_config.ipynb #ac2be8ab
@@ -63,16 +80,16 @@ SCHEMA = {
     'paths':   dict(data='path', runs='path', cache='path', kernelbench='optpath', ops6k='optpath'),
     'gpu':     dict(arch=_arch_list, nvcc=str),
     'eval':    dict(backend=_choice('auto', 'cuda', 'cpu'), trials=_posint, atol=_nonneg, rtol=_nonneg,
-                    strict_atol=_nonneg, strict_rtol=_nonneg, suspicious_speedup=_nonneg,
+                    strict_atol=_nonneg, strict_rtol=_nonneg, suspicious_speedup=_positive,
                     preset=_choice('auto', 'cpu', 'gpu'), rules=_choice('cuda-agent', 'kernelbench')),
-    'timing':  dict(warmup=int, trials_cuda=_posint, trials_cpu=_posint, input_sets=_posint,
+    'timing':  dict(warmup=_nonnegint, trials_cuda=_posint, trials_cpu=_posint, input_sets=_posint,
                     flush_cache=_bool, allow_tf32=_bool, baseline_budget_s=_nonneg),
-    'sandbox': dict(compile_timeout=_nonneg, run_timeout=_nonneg, phase_floor_s=_nonneg, phase_factor=_nonneg,
-                    memory_mb=_posint, compile_jobs=int, build_cache_mb=_nonneg, prestart=_choice('auto', 'on', 'off')),
+    'sandbox': dict(compile_timeout=_positive, run_timeout=_positive, phase_floor_s=_nonneg, phase_factor=_nonneg,
+                    memory_mb=_posint, compile_jobs=_nonnegint, build_cache_mb=_nonneg, prestart=_choice('auto', 'on', 'off')),
     'policy':  dict(base_url=str, model=str, api_key_env=str, max_turns_train=_posint, max_turns_eval=_posint,
                     context_tokens=_posint, temperature=_nonneg, max_new_tokens=_posint),
-    'service': dict(url=str, use=_choice('auto', 'always', 'never'), host=str, port=_posint, token_env=str, db='optpath',
-                    max_request_mb=_nonneg, job_timeout_s=_nonneg),
+    'service': dict(url=str, use=_choice('auto', 'always', 'never'), host=str, port=_port, token_env=str, db='optpath',
+                    max_request_mb=_positive, job_timeout_s=_positive),
 }
 
 # %% ../nbs/00_config.ipynb #f9a24112
@@ -103,6 +120,27 @@ def _read_ini(f: Path):
     except configparser.Error as e: raise SettingsError(f"{f}: cannot parse: {str(e).splitlines()[0]}") from None
     return cp
 
+# %% ../nbs/00_config.ipynb #51469b93
+NON_SETTING_ENV = ('CAWB_SETTINGS', 'CAWB_SERVICE_TOKEN', 'CAWB_GPU_RESULTS', 'CAWB_SLOW_TESTS')
+
+def _closest(name: str, known) -> str:
+    m = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f" (did you mean {m[0]}?)" if m else ''
+
+def unknown_settings(cp, env, where, extra=()) -> list[str]:
+    "Warnings for sections, keys and `CAWB_*` variables that are no setting, each naming the closest known one."
+    out = []
+    for sec in cp.sections():
+        if sec not in SCHEMA: out.append(f"{where}: [{sec}] is not a settings section{_closest(sec, SCHEMA)}; ignored"); continue
+        out += [f"{where}: [{sec}] {k} is not a setting{_closest(k, SCHEMA[sec])}; ignored" for k in cp.options(sec) if k not in SCHEMA[sec]]
+    known = {f"CAWB_{s.upper()}_{k.upper()}" for s, ks in SCHEMA.items() for k in ks} | set(NON_SETTING_ENV) | set(extra)
+    return out + [f"${v} is not a setting{_closest(v, sorted(known))}; ignored" for v in sorted(env) if v.startswith('CAWB_') and v not in known]
+
+# %% ../nbs/00_config.ipynb #80fbd130
+_warned = set()
+def _warn_once(msg: str):
+    if msg not in _warned: _warned.add(msg); print(f"cawb: warning: {msg}", file=sys.stderr)
+
 # %% ../nbs/00_config.ipynb #fb61fe44
 def load_settings(path=None, env=None) -> SimpleNamespace:
     "Read and validate settings.ini (see `find_settings`), applying `CAWB_<SECTION>_<KEY>` overrides from `env`."
@@ -117,6 +155,7 @@ def load_settings(path=None, env=None) -> SimpleNamespace:
             elif cp.has_option(sec, key): vals[key] = parse_value(sec, key, cp.get(sec, key), f.parent, str(f))
             else: raise SettingsError(f"{f}: [{sec}] {key} is missing (add it, or set ${var})")
         setattr(res, sec, SimpleNamespace(**vals))
+    for w in unknown_settings(cp, env, f, (res.service.token_env, res.policy.api_key_env)): _warn_once(w)
     return res
 
 # %% ../nbs/00_config.ipynb #67755a0c
