@@ -26,10 +26,10 @@ __all__ = ['DTYPES', 'EVALUATOR_TOOLS', 'SINGLE_TURN_SYSTEM', 'SINGLE_TURN_TASK'
            'adopt_cudagraph_tls', 'ActorPolicy', 'static_batch', 'lockstep_header', 'play_lockstep', 'MetricsLog',
            'read_metrics', 'plot_metrics', 'plot_step_times', 'RunSettings', 'SamplingSettings', 'PPOSettings',
            'WarmupSettings', 'RFTSettings', 'ValueSettings', 'AgenticSettings', 'BookkeepingSettings', 'TrainConfig',
-           'make_config', 'parse_overrides', 'save_config', 'load_config', 'validate_action', 'redundant_loop',
-           'rft_reject_reason', 'rft_filter', 'Trainer', 'base_tokenizer', 'full_params', 'rollout_stats',
-           'batch_stats', 'load_rft_dataset', 'turn_lengths', 'turns_over_budget', 'run_pipeline', 'config_from_args',
-           'main', 'launch_command']
+           'check_config', 'make_config', 'parse_overrides', 'save_config', 'load_config', 'validate_action',
+           'redundant_loop', 'rft_reject_reason', 'rft_filter', 'Trainer', 'base_tokenizer', 'full_params',
+           'rollout_stats', 'batch_stats', 'load_rft_dataset', 'turn_lengths', 'turns_over_budget', 'run_pipeline',
+           'config_from_args', 'main', 'launch_command']
 
 # %% ../nbs/12_train.ipynb #1ea10510
 def char_tokenizer():
@@ -772,6 +772,40 @@ PRESETS['cpu-demo'] = dict(PRESETS['tiny-cpu'], stages=[2, 3, 4], tasks=['relu']
                            actor_lr=1e-5, critic_lr=1e-4, ppo_iterations=3, ppo_episodes=2, samples_per_task=2, mini_batch=2,
                            workers=2, save_every=50)
 
+# %% ../nbs/12_train.ipynb #a002e911
+_AT_LEAST_1 = ('max_new_tokens max_seq_len ppo_epochs mini_batch micro_batch warmup_episodes rft_max_turns rft_max_repeats sft_batch '
+               'value_batch ppo_episodes max_turns samples_per_task workers evaluators save_every').split()
+_AT_LEAST_0 = 'seed warmup_iterations rft_samples rft_script_samples rft_jitter rft_recover sft_epochs value_epochs ppo_iterations'.split()
+_NONNEG = 'temperature actor_lr critic_lr sft_lr value_lr clip_low clip_high kl_coef entropy_coef grad_clip weight_decay value_clip'.split()
+_UNIT = 'gamma lam value_gamma value_lam'.split()
+_TYPES = {'int': (int, 'a whole number'), 'float': ((int, float), 'a number'), 'bool': (bool, 'true or false'),
+          'str': (str, 'text'), 'list': (list, 'a list'), 'dict': (dict, 'a dict')}
+
+# %% ../nbs/12_train.ipynb #fbfb92a5
+def _bad_type(annot: str, v) -> str|None:
+    "What `v` should be under the annotation `annot` ('int', 'float | None', ...), or None if it is that."
+    kinds = annot.replace(' ', '').split('|')
+    if v is None and 'None' in kinds: return None
+    k = next(k for k in kinds if k != 'None')
+    if isinstance(v, _TYPES[k][0]) and (k == 'bool' or not isinstance(v, bool)): return None
+    return _TYPES[k][1] + (' or null' if 'None' in kinds else '')
+
+def _bad_range(name: str, v) -> str|None:
+    "What the number `v` of setting `name` should be, or None if it is in range."
+    if v is None: return None
+    if name in _AT_LEAST_1 and v < 1: return 'a whole number >= 1'
+    if name in _AT_LEAST_0 and v < 0: return 'a whole number >= 0'
+    if name in _NONNEG and not v >= 0: return 'a number >= 0'
+    if name in _UNIT and not 0 <= v <= 1: return 'a number from 0 to 1'
+    if name == 'clip_c' and not v > 1: return 'a number > 1 (dual-clip PPO) or null'
+
+def check_config(cfg):
+    "`cfg` if every setting has its type and range, else a ValueError naming the first that does not."
+    for f in fields(cfg):
+        v = getattr(cfg, f.name)
+        if why := _bad_type(f.type, v) or _bad_range(f.name, v): raise ValueError(f"{f.name} must be {why}, not {v!r}")
+    return cfg
+
 # %% ../nbs/12_train.ipynb #7817bf89
 def make_config(preset='tiny-cpu', **overrides) -> TrainConfig:
     "A TrainConfig from a preset plus overrides; unknown keys and presets are errors naming them."
@@ -780,6 +814,7 @@ def make_config(preset='tiny-cpu', **overrides) -> TrainConfig:
     bad = sorted(set(overrides) - names)
     if bad: raise ValueError(f"unknown training setting(s) {', '.join(bad)}; see TrainConfig")
     cfg = TrainConfig(**{**PRESETS.get(preset, {}), 'preset': preset, **{k: v for k, v in overrides.items() if v is not None}})
+    check_config(cfg)
     if not set(cfg.stages) <= set(STAGES): raise ValueError(f"stages must be among 1, 2, 3, 4, not {cfg.stages}")
     if cfg.gen_cache not in GEN_CACHES: raise ValueError(f"gen_cache must be one of {', '.join(GEN_CACHES)}, not {cfg.gen_cache!r}")
     if not (isinstance(cfg.evaluators, int) and cfg.evaluators >= 1): raise ValueError(f"evaluators must be a whole number >= 1, not {cfg.evaluators!r}")
@@ -811,7 +846,8 @@ def load_config(path) -> TrainConfig:
     try: d = json.loads(Path(path).read_text())
     except (OSError, json.JSONDecodeError) as e: raise ValueError(f"{path}: cannot read the training config: {e}") from None
     if bad := sorted(set(d) - {f.name for f in fields(TrainConfig)}): raise ValueError(f"{path}: unknown training setting(s) {', '.join(bad)}")
-    return TrainConfig(**d)
+    try: return check_config(TrainConfig(**d))
+    except ValueError as e: raise ValueError(f"{path}: {e}") from None
 
 # %% ../nbs/12_train.ipynb #739b5712
 _JSON_TYPES = dict(string=str, integer=int, number=(int, float), boolean=bool, object=dict, array=list)
