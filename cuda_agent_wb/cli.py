@@ -14,8 +14,8 @@ from .config import SettingsError
 from .tasks import TaskError
 
 # %% auto #0
-__all__ = ['app', 'tasks_app', 'SERVER_OPTION', 'LOCAL_OPTION', 'fail', 'tasks_list', 'demo', 'evaluate', 'rollout', 'eval_',
-           'evaluate_dir', 'synth', 'synth_recheck', 'synth_seeds', 'train', 'serve', 'baselines', 'main']
+__all__ = ['app', 'tasks_app', 'SERVER_OPTION', 'LOCAL_OPTION', 'fail', 'tasks_list', 'tasks_audit', 'demo', 'evaluate',
+           'rollout', 'eval_', 'evaluate_dir', 'synth', 'synth_recheck', 'synth_seeds', 'train', 'serve', 'baselines', 'main']
 
 # %% ../nbs/90_cli.ipynb #00277d64
 app = typer.Typer(help="cuda-agent-wb: agentic RL for CUDA kernel generation. Verbs mirror the notebooks.",
@@ -56,6 +56,27 @@ def tasks_list(path: Optional[Path] = typer.Argument(None, help="task file or fo
     if len(df): typer.echo(df.to_string(index=False))
     typer.echo(f"{len(df)} task(s), {len(errors) + len(run_errors)} error(s)", err=True)
     if not len(df) and errors: raise typer.Exit(1)
+
+# %% ../nbs/90_cli.ipynb #95a76f1d
+@tasks_app.command("audit")
+def tasks_audit(path: Path = typer.Argument(..., help="task file or folder (a KernelBench checkout: level1/ level2/ ...)"),
+                out: Optional[Path] = typer.Option(None, help="write the JSON report here"),
+                device: str = typer.Option("cpu", help="device the references run on"),
+                preset: str = typer.Option("auto", help="size preset (auto: the evaluator's for the device)"),
+                levels: Optional[str] = typer.Option(None, help="KernelBench levels, e.g. 1,2,3")):
+    "List degenerate tasks: trivial outputs (zeros, a constant, the input) pass the tolerance."
+    from cuda_agent_wb.tasks import load_tasks
+    from cuda_agent_wb.audit import audit_tasks, audit_report
+    if not path.exists(): fail(f"{path}: no such file or folder")
+    try: lv = {int(v) for v in levels.split(',')} if levels else None
+    except ValueError: fail(f"--levels {levels!r}: give level numbers, e.g. 1,2,3")
+    tasks, errors = load_tasks(path, lv)
+    for e in errors: typer.echo(f"cawb: skipped {e}", err=True)
+    rep = audit_report(audit_tasks(tasks, device, preset), out)
+    for tid, why in rep['degenerate'].items(): typer.echo(f"{tid}: degenerate_output ({'; '.join(why)})")
+    for r in (r for r in rep['tasks'] if r['status'] == 'error'): typer.echo(f"cawb: {r['id']}: {r['error']}", err=True)
+    s = rep['summary']
+    typer.echo(f"{s['tasks']} task(s): {s['ok']} ok, {s['degenerate_output']} degenerate_output, {s['error']} error(s)" + (f"; report: {out}" if out else ''))
 
 # %% ../nbs/90_cli.ipynb #99423e16
 @app.command()
