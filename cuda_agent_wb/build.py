@@ -15,11 +15,11 @@ from .config import get_settings, cache_dir
 from .workdir import BINDING_HEADER, Solution
 
 # %% auto #0
-__all__ = ['REGISTRY_SOURCE', 'Backend', 'get_backend', 'find_nvcc', 'compiler_version', 'cuda_extra_paths', 'compile_cmd',
-           'link_cmd', 'BuildResult', 'write_atomic', 'write_if_changed', 'touch', 'stage_sources', 'object_key',
-           'compile_one', 'uses_torch_headers', 'build_solution', 'link_solution', 'inline_specs', 'inline_ext_dir',
-           'clear_batons', 'build_ahead', 'prebuild_single', 'torch_mode_spec', 'tmp_beside', 'build_entries',
-           'prune_builds']
+__all__ = ['REGISTRY_SOURCE', 'COMPILER_ERROR', 'API_HINTS', 'Backend', 'get_backend', 'find_nvcc', 'compiler_version',
+           'cuda_extra_paths', 'compile_cmd', 'link_cmd', 'BuildResult', 'write_atomic', 'write_if_changed', 'touch',
+           'stage_sources', 'object_key', 'api_hints', 'compile_one', 'uses_torch_headers', 'build_solution',
+           'link_solution', 'inline_specs', 'inline_ext_dir', 'clear_batons', 'build_ahead', 'failed_build',
+           'remember_failed_build', 'prebuild_single', 'torch_mode_spec', 'tmp_beside', 'build_entries', 'prune_builds']
 
 # %% ../nbs/03_build.ipynb #d6a95eaa
 @dataclass(frozen=True)
@@ -158,10 +158,25 @@ def object_key(backend: Backend, src: Path) -> str:
     return h.hexdigest()[:24]
 
 # %% ../nbs/03_build.ipynb #c6f3807c
-def _first_error(log: str) -> str:
-    "The first compiler error line, for a one-line message."
-    lines = [l for l in log.splitlines() if re.search(r'\berror\b', l, re.I)]
-    return (lines or [l for l in log.splitlines() if l.strip()] or ['compiler failed'])[0].strip()[:400]
+COMPILER_ERROR = re.compile(r'^\S[^\n]*?(?::\d+(?::\d+)?|\(\d+\)):\s*(?:fatal )?error\b.*$', re.M)   # gcc `f.cpp:3:5: error:`, nvcc `f.cu(3): error:`
+
+def _first_error(log: str, k: int = 3) -> str:
+    "The compiler's first `k` error lines (`file:line: error: ...`) and a hint for a known removed torch API; else the first error-like line."
+    lines = [m.group(0).strip()[:300] for m in COMPILER_ERROR.finditer(log)][:k]
+    if not lines:
+        other = [l for l in log.splitlines() if re.search(r'\berror\b', l, re.I) and not re.match(r'\s*(\[\d+/\d+\]|FAILED:|Error building extension)', l)]
+        lines = [(other or [l for l in log.splitlines() if l.strip()] or ['compiler failed'])[0].strip()[:400]]
+    return '\n'.join(lines + api_hints(log))
+
+# %% ../nbs/03_build.ipynb #d152ad8b
+API_HINTS = [(re.compile(r'no suitable conversion function from "?const at::DeprecatedTypeProperties|DeprecatedTypeProperties.*ScalarType'),
+              "hint: Tensor.type() no longer converts to a ScalarType: pass x.scalar_type() to AT_DISPATCH_* macros"),
+             (re.compile(r"""has no member (named )?['"‘]?data['"’]?|\.data<\w[\w:]*>\(\)"""),
+              "hint: Tensor.data<T>() was removed: use x.data_ptr<T>()")]
+
+def api_hints(log: str) -> list[str]:
+    "One-line hints for known removed torch APIs that `log` shows."
+    return [h for pat, h in API_HINTS if pat.search(log)]
 
 # %% ../nbs/03_build.ipynb #56176b55
 def compile_one(backend: Backend, src: Path, timeout: float) -> tuple[Path, dict, str|None]:
@@ -293,6 +308,7 @@ def build_ahead(fn: str, specs: list[dict], d: Path, mode: str, timeout: float|N
     "Run torch's extension builder `fn` (load_inline or load) on `specs` in a build process, cached by a marker in `d`."
     t0, done = time.perf_counter(), d/'prebuilt.ok'
     if done.exists(): clear_batons(d); touch(d); return BuildResult(ok=True, mode=mode, log=f'{fn} extensions built ahead (cached)', files={'prebuilt': {'cached': True}})
+    if (failed := failed_build(fn, specs)): return BuildResult(ok=False, mode=mode, log=failed['log'], error=failed['error'], files={'prebuilt': {'cached': True, 'failed': True}})
     d.mkdir(parents=True, exist_ok=True)
     with open(d/'.build.flock', 'w') as lockf:
         fcntl.flock(lockf, fcntl.LOCK_EX)          # one builder per folder; the kernel drops the lock if its holder dies
@@ -310,10 +326,29 @@ def _run_builder(fn, specs, d, mode, timeout, jobs, t0) -> BuildResult:
     except subprocess.TimeoutExpired: return BuildResult(ok=False, mode=mode, error=f"{fn} build timed out after {timeout:.0f} s", seconds=timeout)
     secs = round(time.perf_counter() - t0, 3)
     if r.returncode:
-        log = (r.stdout + r.stderr)[-20000:]
+        log = r.stdout + r.stderr                      # whole: the compiler's first errors come after ninja's long command lines
+        remember_failed_build(fn, specs, log)
         return BuildResult(ok=False, mode=mode, log=log, error=_first_error(log), seconds=secs)
     done.write_text(json.dumps({'extensions': [s['name'] for s in specs], 'seconds': secs}))
     return BuildResult(ok=True, mode=mode, log=f"{len(specs)} extension(s) built ahead by {fn} in {secs:.1f} s", seconds=secs, files={'prebuilt': {'s': secs, 'cached': False}})
+
+# %% ../nbs/03_build.ipynb #d95742d5
+def _failed_path(fn: str, specs: list[dict]) -> Path:
+    from importlib.metadata import version
+    blob = json.dumps([fn, specs, version('torch'), compiler_version('c++')], sort_keys=True, default=str)
+    return cache_dir('builds', 'failed')/f"{hashlib.sha256(blob.encode()).hexdigest()[:24]}.json"
+
+def failed_build(fn: str, specs: list[dict]) -> dict|None:
+    "The remembered failure ({'log', 'error'}) of building `specs` with `fn`, if any."
+    p = _failed_path(fn, specs)
+    try: return json.loads(p.read_text())
+    except (OSError, ValueError): return None
+
+def remember_failed_build(fn: str, specs: list[dict], log: str):
+    "Remember a failed build of `specs` if the log shows compiler errors (deterministic), not a timeout or a crash."
+    if not COMPILER_ERROR.search(log): return
+    p = _failed_path(fn, specs); tmp = p.with_suffix(f'.{os.getpid()}.tmp')
+    tmp.write_text(json.dumps({'log': log, 'error': _first_error(log)})); os.replace(tmp, p)
 
 # %% ../nbs/03_build.ipynb #eb15120f
 def prebuild_single(sol: Solution, timeout: float|None = None, jobs: int = 2) -> BuildResult:

@@ -28,13 +28,13 @@ __all__ = ['PAPER_OP_COUNTS', 'PAPER_TRANSFORMERS_SHARE', 'PARAM_RULES', 'RULE_O
            'crawl_seed_ops', 'save_catalogue', 'load_catalogue', 'catalogue_report', 'Composition', 'input_shape',
            'Realized', 'realize', 'Composer', 'emit_source', 'Candidate', 'FilterConfig', 'canonical_tokens',
            'ast_similarity', 'KernelBenchIndex', 'StaticGate', 'check_runs_eager', 'stochastic_calls',
-           'check_deterministic', 'check_not_constant', 'check_input_sensitive', 'check_weight_sensitive',
-           'check_workload', 'compile_env', 'check_runs_compile', 'check_dynamic', 'WorkerPool', 'default_workers',
-           'Checker', 'counted', 'out_of_memory', 'filter_fingerprint', 'CheckCache', 'passed', 'run_dynamic',
-           'llm_prompt', 'extract_code', 'LLMComposer', 'SynthConfig', 'make_composer', 'SynthRun', 'pd_frame',
-           'synthesize', 'dataset_row', 'write_dataset', 'funnel', 'op_count_category', 'op_count_figure',
-           'op_frequency_figure', 'funnel_figure', 'eager_figure', 'write_report', 'write_run', 'read_ops6k_rows',
-           'recheck']
+           'check_deterministic', 'check_not_constant', 'check_degenerate_task', 'check_input_sensitive',
+           'check_weight_sensitive', 'check_workload', 'compile_env', 'check_runs_compile', 'check_dynamic',
+           'WorkerPool', 'default_workers', 'Checker', 'counted', 'out_of_memory', 'filter_fingerprint', 'CheckCache',
+           'passed', 'run_dynamic', 'llm_prompt', 'extract_code', 'LLMComposer', 'SynthConfig', 'make_composer',
+           'SynthRun', 'pd_frame', 'synthesize', 'dataset_row', 'write_dataset', 'funnel', 'op_count_category',
+           'op_count_figure', 'op_frequency_figure', 'funnel_figure', 'eager_figure', 'write_report', 'write_run',
+           'read_ops6k_rows', 'recheck']
 
 # %% ../nbs/10_synth.ipynb #928a291a
 PAPER_OP_COUNTS = {1: 0.034, 2: 0.838, 3: 0.076, 4: 0.028, 5: 0.012}   # share of torch compositions by op count
@@ -936,7 +936,7 @@ def candidate(self: Composer, idx: int) -> Candidate:
 
 # %% ../nbs/10_synth.ipynb #fb317a34
 STATIC_STAGES = ('parse', 'dedup', 'decontam')
-DYNAMIC_STAGES = ('runs_eager', 'deterministic', 'not_constant', 'input_sensitive', 'weight_sensitive', 'workload', 'runs_compile')
+DYNAMIC_STAGES = ('runs_eager', 'deterministic', 'not_constant', 'degenerate', 'input_sensitive', 'weight_sensitive', 'workload', 'runs_compile')
 STAGES = STATIC_STAGES + DYNAMIC_STAGES
 
 # %% ../nbs/10_synth.ipynb #ac74d2ad
@@ -1196,6 +1196,14 @@ def check_not_constant(r: _Run):
             return 'fail', 'output is constant', {}
     return 'pass', None, {}
 
+# %% ../nbs/10_synth.ipynb #c47af344
+def check_degenerate_task(r: _Run):
+    "No trivial output (zeros, the output's mean, an input as it is) passes the verification tolerance."
+    from cuda_agent_wb.audit import degenerate_output_reasons
+    r.ensure()
+    why = degenerate_output_reasons(r.out, r.inputs, r.fc.atol, r.fc.rtol)
+    return ('fail', f"degenerate_output: a trivial output passes atol={r.fc.atol:g} ({'; '.join(why[:3])})", {}) if why else ('pass', None, {})
+
 # %% ../nbs/10_synth.ipynb #b2280f65
 def _same_input(a, b) -> bool:
     if isinstance(a, torch.Tensor): return isinstance(b, torch.Tensor) and a.shape == b.shape and torch.equal(a, b)
@@ -1266,7 +1274,7 @@ def check_runs_compile(r: _Run):
     finally: torch._dynamo.reset()
 
 # %% ../nbs/10_synth.ipynb #bce1bf8f
-STAGE_CHECKS = dict(runs_eager=check_runs_eager, deterministic=check_deterministic, not_constant=check_not_constant,
+STAGE_CHECKS = dict(runs_eager=check_runs_eager, deterministic=check_deterministic, not_constant=check_not_constant, degenerate=check_degenerate_task,
                     input_sensitive=check_input_sensitive, weight_sensitive=check_weight_sensitive,
                     workload=check_workload, runs_compile=check_runs_compile)
 

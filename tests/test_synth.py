@@ -46,6 +46,7 @@ FAILS = {
     'runs_eager': program('return torch.log(x - 10)'),                        # NaN output
     'deterministic': program('return F.dropout(x, 0.5, training=True)'),      # a stochastic op
     'not_constant': program('return torch.softmax(x, -1).sum(-1, keepdim=True)'),
+    'degenerate': program('return x + 1e-3 * torch.tanh(x)'),                 # the input itself passes the tolerance
     'input_sensitive': program('return x.tanh()', init='torch.linspace(-2, 2, N * D).reshape(N, D)'),  # fixed inputs
     'weight_sensitive': program('return x.tanh() + 0 * self.w.sum()', ctor='self.w = nn.Parameter(torch.randn(D))'),
 }
