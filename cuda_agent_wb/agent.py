@@ -521,6 +521,9 @@ def _evaluate(self: KernelEnv, tool: str):
     try: res = self.evaluator.evaluate(self.task, self.workdir, stages=_STAGES[tool])
     except Exception as e: raise ToolError(f"the evaluator failed: {type(e).__name__}: {e}")
     d, text = res.to_dict(), res.summary()
+    if d.get('task_error'):     # the task's fault, not the policy's: the episode ends unscored, marked invalid (`rollout.make_summary`)
+        self.done, self.stop_reason = True, 'task_error'
+        return text, d, None, files
     if d.get('error') and d['error'] not in text:      # e.g. a library that compiles but fails to load
         text = re.sub(r'(\nreward: [^\n]*)$', lambda m: f"\nerror: {d['error']}" + m.group(1), text)
     if tool == 'profile': self.last_full_eval = solution_hash(files)

@@ -15,7 +15,8 @@ from .tasks import TaskError
 
 # %% auto #0
 __all__ = ['app', 'tasks_app', 'SERVER_OPTION', 'LOCAL_OPTION', 'fail', 'tasks_list', 'tasks_audit', 'demo', 'evaluate',
-           'rollout', 'eval_', 'evaluate_dir', 'synth', 'synth_recheck', 'synth_seeds', 'train', 'serve', 'baselines', 'main']
+           'rollout', 'eval_', 'evaluate_dir', 'synth', 'synth_recheck', 'synth_seeds', 'train', 'serve', 'baselines',
+           'main']
 
 # %% ../nbs/90_cli.ipynb #00277d64
 app = typer.Typer(help="cuda-agent-wb: agentic RL for CUDA kernel generation. Verbs mirror the notebooks.",
@@ -28,6 +29,12 @@ def fail(msg: str, code: int = 2):
     "Print a one-line error and exit."
     typer.echo(f"cawb: error: {msg}", err=True)
     raise typer.Exit(code)
+
+# %% ../nbs/90_cli.ipynb #b58c1f27
+def _above_zero(v):
+    "Option callback: `v` if it is above zero (or unset), else a usage error."
+    if v is not None and not v > 0: raise typer.BadParameter(f"{v:g} is not above 0")
+    return v
 
 # %% ../nbs/90_cli.ipynb #efd2183a
 def _tasks_table(tasks, run: bool, preset: str, device: str):
@@ -176,11 +183,13 @@ def _backend_and_url(backend: str, server: str|None = None, local: bool = False)
 
 # %% ../nbs/90_cli.ipynb #d8ca3153
 def _print_result(d: dict, summary: str, json_out: bool, via: str = ''):
-    "The phase times on stderr, then the result (summary text, or one JSON line)."
+    "The phase times on stderr (a wait for the device apart), then the result (summary text, or one JSON line); exit 1 on a task error."
     import json
     b = d.get('breakdown', {})
-    typer.echo('  ' + '  '.join(f"{k[:-2]} {b[k]:.2f}s" for k in ('compile_s', 'load_s', 'verify_s', 'profile_s', 'total_s') if k in b) + via, err=True)
+    wait = f"  device wait {b['device_wait_s']:.2f}s" if b.get('device_wait_s', 0) >= 0.05 else ''
+    typer.echo('  ' + '  '.join(f"{k[:-2]} {b[k]:.2f}s" for k in ('compile_s', 'load_s', 'verify_s', 'profile_s', 'total_s') if k in b) + wait + via, err=True)
     typer.echo(json.dumps(d, default=str) if json_out else summary)
+    if d.get('task_error'): raise typer.Exit(1)      # the task's error, not the candidate's: no reward
 
 # %% ../nbs/90_cli.ipynb #283393dd
 def _evaluate_remote(ev, task: Path, solution: Path, stages, rules, strict, json_out):
@@ -262,7 +271,7 @@ def rollout(tasks: Path = typer.Argument(..., help="task file or folder"),
             base_url: Optional[str] = typer.Option(None, help="openai: endpoint (default: base_url in settings.ini, section policy)"),
             replay: Optional[Path] = typer.Option(None, help="replay: folder of recorded trajectories"),
             scripts: Optional[Path] = typer.Option(None, help="scripted: folder of action scripts (default: data/scripts)"),
-            temperature: Optional[float] = typer.Option(None, help="hf/openai: sampling temperature"),
+            temperature: Optional[float] = typer.Option(None, min=0.0, help="hf/openai: sampling temperature"),
             layout: str = typer.Option("cawb", help="workdir layout: cawb (cawb_binding.h) or cuda-agent (CUDA Agent's binding.cpp + binding_registry.h)"),
             server: Optional[str] = SERVER_OPTION,
             local: bool = LOCAL_OPTION):
@@ -336,7 +345,7 @@ def evaluate_dir(tasks: Path = typer.Argument(..., help="task folder (a KernelBe
                  solutions: Path = typer.Argument(..., help="folder of level{L}_{id}_*.py solutions, or a mapping file (.json/.jsonl/.csv: solution, task[, claimed_speedup])"),
                  backend: str = typer.Option("auto", help="cpu, cuda or auto"),
                  claim_baseline: str = typer.Option("eager", help="what claimed speedups are relative to: eager or compile"),
-                 tolerance: float = typer.Option(0.8, help="a claim survives if the re-measured speedup is >= tolerance x claim"),
+                 tolerance: float = typer.Option(0.8, callback=_above_zero, help="a claim survives if the re-measured speedup is >= tolerance x claim"),
                  report_dir: Optional[Path] = typer.Option(None, help="where reverify.csv and metrics.json go (default: SOLUTIONS/../reverify)"),
                  rules: Optional[str] = typer.Option(None, help="rule set(s), comma-separated: cuda-agent, kernelbench (default: settings.ini [eval] rules)"),
                  fresh: bool = typer.Option(False, "--fresh", help="start over instead of resuming from REPORT_DIR/reverify.jsonl"),
@@ -400,7 +409,7 @@ def _print_run(run):
 @app.command()
 def synth(n: int = typer.Option(30, min=1, help="tasks to keep"),
           backend: str = typer.Option("cpu", help="cpu, cuda or auto"),
-          seed: int = typer.Option(0, help="random seed: the same seed gives the same dataset"),
+          seed: int = typer.Option(0, min=0, help="random seed: the same seed gives the same dataset"),
           out: Path = typer.Option(..., help="output folder (rerun into it to resume)"),
           workers: Optional[int] = typer.Option(None, min=0, help="worker processes (default: one per CPU core, up to 4 per GPU; 0: in this process)"),
           max_candidates: Optional[int] = typer.Option(None, min=1, help="stop after this many candidates (default 4n+20)"),
@@ -409,13 +418,13 @@ def synth(n: int = typer.Option(30, min=1, help="tasks to keep"),
           skip: Optional[str] = typer.Option(None, help="comma-separated filter stages to skip, e.g. runs_compile"),
           cpu_window: str = typer.Option("0.1,50", help="eager-time window LO,HI (ms) at the cpu preset on the CPU backend"),
           kernelbench: Optional[Path] = typer.Option(None, help="KernelBench checkout to decontaminate against (default: settings.ini)"),
-          decontam_threshold: float = typer.Option(0.9, help="drop tasks more AST-similar than this to a KernelBench program"),
+          decontam_threshold: float = typer.Option(0.9, min=0.0, max=1.0, help="drop tasks more AST-similar than this to a KernelBench program"),
           catalogue: Optional[Path] = typer.Option(None, help="seed-op folder (default: data/seed_ops)"),
           composer: str = typer.Option("random", help="random, or llm (a policy writes each program)"),
           policy: str = typer.Option("openai", help="llm composer: openai or hf"),
           model: Optional[str] = typer.Option(None, help="llm composer: model name (openai) or checkpoint folder (hf)"),
           base_url: Optional[str] = typer.Option(None, help="llm composer, openai: endpoint (default: settings.ini)"),
-          timeout: float = typer.Option(600.0, help="seconds per task before its worker is replaced")):
+          timeout: float = typer.Option(600.0, callback=_above_zero, help="seconds per task before its worker is replaced")):
     "Synthesize N filtered tasks from composed seed ops into OUT (dataset, tasks, funnel, report)."
     from cuda_agent_wb.synth import SynthConfig, synthesize
     fc = _synth_filters(backend, skip, kernelbench, cpu_window, decontam_threshold)
@@ -445,8 +454,8 @@ def synth_recheck(path: Path = typer.Argument(..., help="CUDA-Agent-Ops-6K-forma
                   skip: Optional[str] = typer.Option(None, help="comma-separated filter stages to skip"),
                   cpu_window: str = typer.Option("0.1,50", help="eager-time window LO,HI (ms) for tasks with a cpu preset"),
                   kernelbench: Optional[Path] = typer.Option(None, help="KernelBench checkout to decontaminate against (default: settings.ini)"),
-                  decontam_threshold: float = typer.Option(0.9, help="AST-similarity threshold for decontamination"),
-                  timeout: float = typer.Option(600.0, help="seconds per task before its worker is replaced")):
+                  decontam_threshold: float = typer.Option(0.9, min=0.0, max=1.0, help="AST-similarity threshold for decontamination"),
+                  timeout: float = typer.Option(600.0, callback=_above_zero, help="seconds per task before its worker is replaced")):
     "Run the synthesis filters over an Ops-6K-format file and report the funnel."
     from cuda_agent_wb.synth import recheck
     fc = _synth_filters(backend, skip, kernelbench, cpu_window, decontam_threshold)
@@ -474,7 +483,7 @@ def train(preset: str = typer.Option("tiny-cpu", help="tiny-cpu | toy | gpu-100m
           set_: list[str] = typer.Option([], "--set", help="override a training setting, KEY=VALUE (repeatable)"),
           launcher: str = typer.Option("inline", help="inline (this process) or accelerate (accelerate launch)"),
           accelerate_config: Optional[Path] = typer.Option(None, help="accelerate config file, with --launcher accelerate"),
-          num_processes: Optional[int] = typer.Option(None, help="processes (GPUs), with --launcher accelerate"),
+          num_processes: Optional[int] = typer.Option(None, min=1, help="processes (GPUs), with --launcher accelerate"),
           no_resume: bool = typer.Option(False, "--no-resume", help="start over even if OUT has a checkpoint")):
     "Train with the staged RL pipeline (warm-up PPO, RFT, value pretraining, agentic PPO); metrics to OUT/metrics.jsonl."
     import subprocess
@@ -498,7 +507,7 @@ def serve(backend: str = typer.Option("auto", help="cpu, cuda or auto"),
           gpus: Optional[str] = typer.Option(None, help="cuda: comma-separated GPU indices, one warm evaluator each (default: every visible GPU)"),
           workers: Optional[int] = typer.Option(None, min=1, help="cpu: evaluator workers in all (default 1); cuda: workers per GPU (default 2: one verifies or starts up while the other times; they time one at a time)"),
           host: Optional[str] = typer.Option(None, help="address to bind (default: settings.ini [service] host, 127.0.0.1); any other than loopback needs a token"),
-          port: Optional[int] = typer.Option(None, help="port (default: settings.ini [service] port)"),
+          port: Optional[int] = typer.Option(None, min=1, max=65535, help="port (default: settings.ini [service] port)"),
           token_env: Optional[str] = typer.Option(None, help="environment variable holding the bearer token (default: settings.ini [service] token_env)"),
           db: Optional[Path] = typer.Option(None, help="SQLite job queue (default: settings.ini [service] db, else <cache>/service/queue.sqlite)")):
     "Serve warm evaluators over HTTP (API page at /docs): POST /evaluate, GET /jobs/ID, GET /health, GET /status."
@@ -506,6 +515,7 @@ def serve(backend: str = typer.Option("auto", help="cpu, cuda or auto"),
     be = _check_backend(backend).name
     try: gpu_list = [int(g) for g in gpus.split(',') if g.strip()] if gpus else None
     except ValueError: fail(f"--gpus {gpus!r}: give comma-separated GPU indices, e.g. 0,1")
+    if gpu_list is not None and (not gpu_list or min(gpu_list) < 0): fail(f"--gpus {gpus!r}: give GPU indices >= 0, e.g. 0,1")
     if gpu_list is not None and be != 'cuda': fail("--gpus is for the cuda backend; use --workers on the cpu backend")
     workers = workers or (2 if be == 'cuda' else 1)       # on an H100, 2 per GPU: 10,400 new candidates an hour against 7,700
     try: run_service(be, gpu_list, workers, host, port, token_env, db, echo=lambda m: typer.echo(m, err=True))

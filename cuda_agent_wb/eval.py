@@ -100,11 +100,13 @@ BEST_COLUMNS = ['task_id', 'sample', 'level', 'file', 'policy', 'model', 'backen
 # %% ../nbs/13_eval.ipynb #319145e4
 def best_solutions(src) -> tuple[pd.DataFrame, list[str]]:
     "Best solution of every trajectory under `src` (a folder, a file or a list of files); (table, error lines)."
+    from cuda_agent_wb.rollout import trajectory_invalid, task_error_of
     rows, errors = [], []
     for f in _traj_files(src):
         try: t = read_trajectory(f)
         except (OSError, ValueError) as e: errors.append(str(e)); continue
         if t['header'] is None: errors.append(f"{f}: no header record"); continue
+        if trajectory_invalid(t): errors.append(f"{f}: a task error, left out: {task_error_of(t['steps']) or 'invalid'}"); continue
         rows.append(best_row(t, f))
     return pd.DataFrame(rows, columns=BEST_COLUMNS), errors
 

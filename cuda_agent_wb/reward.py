@@ -58,8 +58,8 @@ class EvalResult:
     backend: str = ''
     compiled: bool = False
     correct: bool = False
-    reward: float = -1.0
-    reward_continuous: float = -1.0
+    reward: float|None = -1.0                          # None: not scored (`task_error`)
+    reward_continuous: float|None = -1.0
     speedup_vs_eager: float|None = None
     speedup_vs_compile: float|None = None
     flags: list = field(default_factory=list)          # flag names
@@ -73,6 +73,7 @@ class EvalResult:
     rules: str = 'cuda-agent'                          # the rule set it was judged under
     weights: str|None = None                           # 'state_dict' (reference's, strict) or 'seeded' (same init seeds)
     torch_time_share: float|None = None                # kernelbench rules: share of device time in torch kernels
+    task_error: str|None = None                        # the task failed to load, build or run in the reference: no reward, not the candidate's
     def to_dict(self) -> dict: return asdict(self)
 
 # %% ../nbs/07_reward.ipynb #f2928ffb
@@ -92,6 +93,18 @@ def failed(self: EvalResult) -> bool:
     "True if any fatal flag is set."
     return any(Flag(n).fatal for n in self.flags)
 
+# %% ../nbs/07_reward.ipynb #0e643306
+@patch
+def task_failed(self: EvalResult, err: str):
+    "Record that the reference failed on the task (`err`): a task error, not scored; out of device memory stays a failure."
+    self.correct = False
+    if any(m in err for m in OOM_MARKERS):
+        if self.error is None: self.error = err[:800]
+        return
+    self.task_error = self.error = err[:800]
+    for f in [f for f, d in self.flag_details.items() if str(d).startswith('TaskError')]:   # the candidate's process met the same task
+        self.flags.remove(f); del self.flag_details[f]
+
 # %% ../nbs/07_reward.ipynb #9a4300a9
 def _ms(x): return f"{x:.4g} ms" if x is not None else 'n/a'
 
@@ -101,6 +114,7 @@ def summary(self: EvalResult) -> str:
     "Short, model-friendly text of the result."
     b, lines = self.breakdown, []
     lines.append(f"compile: {'ok' if self.compiled else 'FAILED'} ({b.get('compile_s', 0):.2f} s)" + ('' if self.compiled else f"\n{self.error}\n{self.compile_log[-3000:]}"))
+    if self.task_error: return '\n'.join(lines + [f"task error: {self.task_error}", "reward: none (the task failed, not the candidate: not scored)"])
     if self.compiled and self.stage in ('verify', 'profile', 'done'):
         lines.append('verify: ' + ('ok' if self.correct else f"FAILED - {self.error}"))
     t = self.timings
@@ -725,12 +739,13 @@ def _evaluate_held(self: Evaluator, task, solution, stages, rules, strict, alone
     res.env.update(tolerance={'atol': self.atol, 'rtol': self.rtol})
     try: self._evaluate(res, task, solution, stages, alone)
     finally:
-        if self.ref.pending: self.ref.result()
+        if self.ref.pending and 'error' in (ref := self.ref.result()): res.task_failed(f"reference: {ref['error']}")
         self.device_lock.release()
     res.breakdown['total_s'] = round(time.perf_counter() - t0, 3)
     if res.failed(): res.correct = False
     res.reward = milestone_reward(res.correct, res.speedup_vs_eager, res.speedup_vs_compile)
     res.reward_continuous = continuous_reward(res.correct, res.speedup_vs_compile)
+    if res.task_error: res.reward = res.reward_continuous = None
     return res
 
 # %% ../nbs/07_reward.ipynb #6a73fd46
@@ -771,7 +786,8 @@ def _evaluate(self: Evaluator, res: EvalResult, task: Task, solution, stages, al
     sess = None
     try:
         if 'verify' in stages: sess, res.breakdown['prestarted'] = self._candidate_process()
-        self.device_lock.exclusive() if alone else self.device_lock.shared()
+        tw = time.perf_counter(); self.device_lock.exclusive() if alone else self.device_lock.shared()
+        res.breakdown['device_wait_s'] = round(time.perf_counter() - tw, 3)
         if sess: self.ref.submit({**req, 'cmd': 'outputs'})
         built = self._compile(res, solution)
         if built is None or sess is None: return
@@ -795,7 +811,7 @@ def _run_session(self: Evaluator, res: EvalResult, sess: Session, req: dict, sta
     res.stage, t1 = 'verify', time.perf_counter()
     ref = self.ref.result()
     res.breakdown['reference_wait_s'] = round(time.perf_counter() - t1, 3)
-    if 'error' in ref: res.error = f"reference: {ref['error']}"; res.correct = False; return
+    if 'error' in ref: res.task_failed(f"reference: {ref['error']}"); return
     res.weights = msg.get('weights', 'state_dict')
     if res.weights == 'seeded': self.ref.submit({**req, 'cmd': 'outputs', 'init_seed': req['init_seed2'], 'seeds': req['seeds'][:2], 'fp64': False})
     sess.set_limit(*self.phase_limit(ref, 'verify', self.s.eval.trials + 4))
@@ -810,9 +826,10 @@ def _run_session(self: Evaluator, res: EvalResult, sess: Session, req: dict, sta
         return
     res.stage, t2 = 'profile', time.perf_counter()
     self.device_lock.exclusive()                      # other evaluators on this device finish their phase; none starts one
-    res.breakdown['device_wait_s'] = round(time.perf_counter() - t2, 3)
-    self._profile(res, sess, ref, req)
-    res.breakdown['profile_s'] = round(time.perf_counter() - t2, 3)
+    res.breakdown['device_wait_s'] = round(res.breakdown.get('device_wait_s', 0) + time.perf_counter() - t2, 3)   # apart from profile_s
+    t3 = time.perf_counter(); self._profile(res, sess, ref, req)
+    res.breakdown['profile_s'] = round(time.perf_counter() - t3, 3)
+    if 'candidate' not in res.timings and (res.error or '').startswith('baselines: '): res.task_failed(res.error)
     res.stage = 'done'
 
 # %% ../nbs/07_reward.ipynb #209714ad

@@ -17,9 +17,9 @@ from .agent import (KernelEnv, PolicyOutput, PolicyError, ContextExceeded, Scrip
                                  append_turn, solution_hash, load_script, script_path, _safe_id, read_trajectory)
 
 # %% auto #0
-__all__ = ['TrajectoryWriter', 'drop_torn_tail', 'make_header', 'make_step', 'best_step', 'make_summary', 'chat_from_trajectory',
-           'trajectory_stem', 'run_trajectory', 'load_trajectories', 'EvaluatorPool', 'rollout', 'best_per_task',
-           'make_policy_factory']
+__all__ = ['TrajectoryWriter', 'drop_torn_tail', 'make_header', 'make_step', 'best_step', 'make_summary', 'task_error_of',
+           'trajectory_invalid', 'chat_from_trajectory', 'trajectory_stem', 'run_trajectory', 'load_trajectories',
+           'EvaluatorPool', 'rollout', 'best_per_task', 'make_policy_factory']
 
 # %% ../nbs/09_rollout.ipynb #c30f26fb
 class TrajectoryWriter:
@@ -92,13 +92,23 @@ def make_summary(steps: list, stop_reason: str, scripted: bool, t0: float|None =
     "The summary record: best reward and speedups, the turn they came at, turns, stop reason, token totals."
     b = best_step(steps); r = (b or {}).get('result') or {}
     tok = lambda k: sum((s.get('tokens') or {}).get(k, 0) for s in steps)
+    te = task_error_of(steps)
     return dict(type='summary', best_reward=b['reward'] if b else None, best_reward_continuous=r.get('reward_continuous'),
                 best_speedup_vs_eager=r.get('speedup_vs_eager'), best_speedup_vs_compile=r.get('speedup_vs_compile'),
                 best_turn=b['turn'] if b else None, best_solution_hash=solution_hash(b['solution']) if b and b.get('solution') else None,
-                turns=len(steps), stop_reason=stop_reason, scripted=scripted,
+                turns=len(steps), stop_reason='task_error' if te else stop_reason, scripted=scripted, task_error=te, invalid=te is not None,
                 prompt_tokens=tok('prompt'), completion_tokens=tok('completion'),
                 wall_s=round(sum(s.get('wall_s', 0) for s in steps), 3),
                 finished_at=datetime.now(timezone.utc).isoformat(timespec='seconds'))
+
+# %% ../nbs/09_rollout.ipynb #4da11526
+def task_error_of(steps: list) -> str|None:
+    "The first task error any step's evaluation met, or None."
+    return next(((s.get('result') or {}).get('task_error') for s in steps if (s.get('result') or {}).get('task_error')), None)
+
+def trajectory_invalid(traj: dict) -> bool:
+    "Whether a trajectory (a `read_trajectory` dict, finished or not) met a task error: not to be trained on or counted."
+    return bool((traj.get('summary') or {}).get('invalid') or task_error_of(traj.get('steps') or []))
 
 # %% ../nbs/09_rollout.ipynb #7c93fb61
 def chat_from_trajectory(traj: dict) -> list:
@@ -126,6 +136,7 @@ def _restore(env: KernelEnv, traj: dict):
     last = (steps[-1].get('action') or {}) if steps else {}
     if last.get('tool') == 'finish' and not steps[-1].get('error'): env.done, env.stop_reason = True, 'finish'
     elif env.turn >= env.max_turns: env.done, env.stop_reason = True, 'max_turns'
+    if task_error_of(steps): env.done, env.stop_reason = True, 'task_error'
 
 # %% ../nbs/09_rollout.ipynb #fa55a270
 def _write_best(out_dir: Path, stem: str, steps: list):

@@ -219,6 +219,9 @@ def episode_from_trajectory(traj: dict, tok, max_len=None) -> Episode:
     s = traj.get('summary') or {}
     meta = dict(task_id=traj['header'].get('task_id'), turns=len(traj['steps']), tokens=full, truncated=full > len(ids),
                 speedup_vs_eager=s.get('best_speedup_vs_eager'), speedup_vs_compile=s.get('best_speedup_vs_compile'))
+    from cuda_agent_wb.rollout import trajectory_invalid
+    if trajectory_invalid(traj):        # a task error: kept in the batch (every process steps alike) but nothing in it is trained on
+        return Episode(ids, [0] * len(mask), 0.0, traj.get('path', ''), dict(meta, invalid=True))
     return Episode(ids, mask, trajectory_reward(traj), traj.get('path', ''), meta)
 
 # %% ../nbs/12_train.ipynb #38750c5b
@@ -883,7 +886,9 @@ def redundant_loop(steps: list, max_repeats: int = 3) -> bool:
 
 # %% ../nbs/12_train.ipynb #7988691d
 def rft_reject_reason(traj: dict, min_reward: float = 0.0, max_repeats: int = 3) -> str|None:
-    "Why RFT drops a trajectory ('unfinished', 'reward', 'loop', 'schema'), or None to keep it."
+    "Why RFT drops a trajectory ('task_error', 'unfinished', 'reward', 'loop', 'schema'), or None to keep it."
+    from cuda_agent_wb.rollout import trajectory_invalid
+    if trajectory_invalid(traj): return 'task_error'
     if traj.get('summary') is None: return 'unfinished'
     if not trajectory_reward(traj) > min_reward: return 'reward'
     if redundant_loop(traj['steps'], max_repeats): return 'loop'
@@ -1125,11 +1130,13 @@ def _mean(xs): xs = [x for x in xs if x is not None]; return sum(xs) / len(xs) i
 # %% ../nbs/12_train.ipynb #0d19b96c
 def rollout_stats(trajs: list) -> dict:
     "Reward, pass rate, speedups, turns, parse errors and generation tokens/s of a batch of trajectories."
+    from cuda_agent_wb.rollout import trajectory_invalid
+    bad = sum(map(trajectory_invalid, trajs)); trajs = [t for t in trajs if not trajectory_invalid(t)]   # task errors: not counted
     rs = [trajectory_reward(t) for t in trajs]
     steps = [s for t in trajs for s in t['steps']]
     sm = [t.get('summary') or {} for t in trajs]
     gen_s = sum(s.get('policy_s', 0) for s in steps)
-    return dict(episodes=len(trajs), reward_mean=_mean(rs), reward_max=max(rs, default=None), pass_rate=_mean([r >= 1 for r in rs]),
+    return dict(episodes=len(trajs), task_errors=bad, reward_mean=_mean(rs), reward_max=max(rs, default=None), pass_rate=_mean([r >= 1 for r in rs]),
                 speedup_vs_eager=_mean([s.get('best_speedup_vs_eager') for s in sm]),
                 speedup_vs_compile=_mean([s.get('best_speedup_vs_compile') for s in sm]),
                 turns_mean=_mean([len(t['steps']) for t in trajs]), parse_error_rate=_mean([s.get('action') is None for s in steps]),
@@ -1257,7 +1264,7 @@ def ppo_iteration(self: Trainer, stage: int, it: int) -> dict:
 
 # %% ../nbs/12_train.ipynb #9eebb1eb
 _SUMMED, _MAXED = ('episodes', 'trainable_tokens', 'kept', 'pool', 'dropped_unfinished', 'dropped_reward', 'dropped_loop',
-                   'dropped_schema'), ('reward_max', 'ratio_dev')
+                   'dropped_schema', 'dropped_task_error', 'task_errors'), ('reward_max', 'ratio_dev')
 
 @patch
 def reduce(self: Trainer, rec: dict) -> dict:
@@ -1361,7 +1368,7 @@ def rft_dataset(self: Trainer) -> list[dict]:
         f.parent.mkdir(parents=True, exist_ok=True); f.write_text(''.join(json.dumps(r) + '\n' for r in rows))
     self.acc.wait_for_everyone()
     st = rollout_stats(pool)
-    rec = dict(pool=len(pool), kept=len(kept), **{f"dropped_{k}": dropped.get(k, 0) for k in ('unfinished', 'reward', 'loop', 'schema')},
+    rec = dict(pool=len(pool), kept=len(kept), **{f"dropped_{k}": dropped.get(k, 0) for k in ('unfinished', 'reward', 'loop', 'schema', 'task_error')},
                reward_mean=st['reward_mean'], pass_rate=st['pass_rate'])
     self.metrics.log('rft', 0, stage_no=2, phase='filter', **self.reduce(rec), scripted_kept=sum(r['scripted'] for r in rows))
     self.state['rft_ready'] = True
