@@ -19,11 +19,11 @@ from .tasks import Task, TaskError, load_task, task_from_source, task_identity
 from .workdir import SOURCE_SUFFIXES, SolutionError, load_solution
 
 # %% auto #0
-__all__ = ['MAX_FILES', 'OPEN_PATHS', 'TaskSpec', 'SolutionSpec', 'EvalRequest', 'BadRequest', 'safe_name', 'resolve_task',
-           'resolve_solution', 'settings_fingerprint', 'job_key', 'JobQueue', 'new_id', 'lost_result', 'result_line',
-           'materialize', 'run_job', 'worker_main', 'Supervisor', 'kill_group', 'error_sentence', 'one_line',
-           'job_view', 'wait_for', 'guard_middleware', 'make_app', 'add_job_routes', 'add_info_routes', 'is_loopback',
-           'default_db', 'worker_slots', 'serve']
+__all__ = ['MAX_FILES', 'OPEN_PATHS', 'DOCS_ASSETS', 'TaskSpec', 'SolutionSpec', 'EvalRequest', 'BadRequest', 'safe_name',
+           'resolve_task', 'resolve_solution', 'settings_fingerprint', 'job_key', 'JobQueue', 'new_id', 'lost_result',
+           'result_line', 'materialize', 'run_job', 'worker_main', 'Supervisor', 'kill_group', 'error_sentence',
+           'one_line', 'job_view', 'wait_for', 'guard_middleware', 'docs_assets_dir', 'add_docs_routes', 'make_app',
+           'add_job_routes', 'add_info_routes', 'is_loopback', 'default_db', 'worker_slots', 'serve']
 
 # %% ../nbs/07a_service.ipynb #f5e30a88
 from .client import STAGES, FINAL, ServiceError, result_from_dict   # the protocol, kept with the client (which imports no torch)
@@ -475,6 +475,7 @@ async def wait_for(q: JobQueue, job_id: str, wait: float, every: float = 0.02) -
 
 # %% ../nbs/07a_service.ipynb #2663edb0
 OPEN_PATHS = ('/health', '/docs', '/openapi.json', '/redoc', '/docs/oauth2-redirect')
+DOCS_ASSETS = '/docs-assets'                  # the API pages' scripts and styles, served from an installed package (open too)
 
 def guard_middleware(app, token: str|None, max_bytes: int):
     "Refuse bodies over `max_bytes` (413) or without a length (411), and, given a token, requests without it (401)."
@@ -485,9 +486,31 @@ def guard_middleware(app, token: str|None, max_bytes: int):
             n = request.headers.get('content-length')
             if n is None: return JSONResponse({'detail': 'request without Content-Length: send the body with its length'}, 411)
             if not n.isdigit() or int(n) > max_bytes: return JSONResponse({'detail': f"request body of {n} bytes is over the limit of {max_bytes} bytes"}, 413)
-        if token and request.url.path not in OPEN_PATHS and request.headers.get('authorization') != f"Bearer {token}":
+        open_ = request.url.path in OPEN_PATHS or request.url.path.startswith(DOCS_ASSETS + '/')
+        if token and not open_ and request.headers.get('authorization') != f"Bearer {token}":
             return JSONResponse({'detail': 'missing or wrong token: send Authorization: Bearer <token>'}, 401)
         return await call_next(request)
+
+# %% ../nbs/07a_service.ipynb #7857860c
+def docs_assets_dir() -> Path:
+    "The folder of Swagger UI and ReDoc files shipped by the installed `fastapi-offline` package."
+    import fastapi_offline
+    return Path(fastapi_offline.__file__).parent/'static'
+
+def add_docs_routes(app):
+    "GET /docs (Swagger UI), /docs/oauth2-redirect and /redoc, their assets under /docs-assets: no CDN."
+    from fastapi.openapi.docs import get_swagger_ui_html, get_redoc_html, get_swagger_ui_oauth2_redirect_html
+    from fastapi.staticfiles import StaticFiles
+    app.mount(DOCS_ASSETS, StaticFiles(directory=docs_assets_dir()), name='docs-assets')
+    a, title = DOCS_ASSETS, f"{app.title}: API"
+    @app.get('/docs', include_in_schema=False)
+    async def swagger(): return get_swagger_ui_html(openapi_url=app.openapi_url, title=title, oauth2_redirect_url='/docs/oauth2-redirect',
+                                                    swagger_js_url=f"{a}/swagger-ui-bundle.js", swagger_css_url=f"{a}/swagger-ui.css", swagger_favicon_url=f"{a}/favicon.png")
+    @app.get('/docs/oauth2-redirect', include_in_schema=False)
+    async def oauth2_redirect(): return get_swagger_ui_oauth2_redirect_html()
+    @app.get('/redoc', include_in_schema=False)
+    async def redoc(): return get_redoc_html(openapi_url=app.openapi_url, title=title, redoc_js_url=f"{a}/redoc.standalone.js",
+                                             redoc_favicon_url=f"{a}/favicon.png", with_google_fonts=False)
 
 # %% ../nbs/07a_service.ipynb #61b43e27
 def make_app(q: JobQueue, backend: str, token: str|None = None, max_bytes: int = 16 << 20, settings=None, started: float|None = None):
@@ -497,8 +520,9 @@ def make_app(q: JobQueue, backend: str, token: str|None = None, max_bytes: int =
     from fastapi.responses import JSONResponse
     from cuda_agent_wb.reward import check_rules
     s, started = settings or get_settings(), started or time.time()
-    fp, app = settings_fingerprint(s), FastAPI(title='cuda-agent-wb evaluation service', version='1', description='Warm GPU evaluators: POST a candidate, get its EvalResult.')
-    guard_middleware(app, token, max_bytes)
+    fp, app = settings_fingerprint(s), FastAPI(title='cuda-agent-wb evaluation service', version='1', description='Warm GPU evaluators: POST a candidate, get its EvalResult.',
+                                             docs_url=None, redoc_url=None)
+    guard_middleware(app, token, max_bytes); add_docs_routes(app)
     app.exception_handler(RequestValidationError)(lambda req, exc: JSONResponse({'detail': error_sentence(exc.errors())}, 422))
     app.exception_handler(BadRequest)(lambda req, exc: JSONResponse({'detail': str(exc)}, 400))
     app.exception_handler(sqlite3.OperationalError)(lambda req, exc: JSONResponse({'detail': one_line(f"the job queue is busy ({exc}); try again")}, 503))
