@@ -18,6 +18,8 @@ from .workdir import Solution, SolutionError, load_solution
 from .build import Backend, BuildResult, get_backend, build_solution, stage_sources, prune_builds, inline_ext_dir, torch_mode_spec
 from .sandbox import Sandbox, Session, ChildDied, worker_env, pack_big, unpack_big, _tensor_bytes
 from .verify import *
+from .hacks import (trial_fill, fill_garbage_, probe_overrides, probe_module, check_shape_general, custom_kernel_share,
+                                 check_custom_kernel, OwnCalls, instrument_builders)
 from .profile import (DeviceLock, device_lock_key, Timer, set_precision_policy, env_fingerprint, summarise, kernel_table, torch_kernels,
                                    baseline_key, cached_baselines, measure_baselines, median_ci, _to_cpu)
 
@@ -25,7 +27,7 @@ from .profile import (DeviceLock, device_lock_key, Timer, set_precision_policy, 
 __all__ = ['STAGES', 'ALLOC_FN', 'DTYPES', 'DTYPE_CODE', 'POISON_BYTES', 'RULES', 'OOM_MARKERS', 'beats', 'milestone_reward',
            'continuous_reward', 'EvalResult', 'CTensor', 'CArgs', 'fill_ctensor', 'ExtState', 'make_caller',
            'load_extension', 'CompileFailed', 'import_candidate', 'poison_memory', 'run_forward', 'warm_up',
-           'candidate_main', 'reference_outputs', 'reference_baseline_key', 'reference_baselines',
+           'candidate_main', 'reference_outputs', 'reference_probe', 'reference_baseline_key', 'reference_baselines',
            'release_device_memory', 'reference_main', 'ReferenceWorker', 'check_rules', 'torch_time_share', 'Evaluator',
            'timing_settings', 'fresh_seeds', 'check_kernel_time', 'check_stream_coverage', 'check_stream_order',
            'scored_time', 'out_of_device_memory']
@@ -73,6 +75,8 @@ class EvalResult:
     rules: str = 'cuda-agent'                          # the rule set it was judged under
     weights: str|None = None                           # 'state_dict' (reference's, strict) or 'seeded' (same init seeds)
     torch_time_share: float|None = None                # kernelbench rules: share of device time in torch kernels
+    custom_kernel_share: float|None = None             # share of the profiled time in the candidate's own kernels (`hacks.custom_kernel_share`)
+    build_ahead: dict|None = None                      # single files: {'ok': bool, 'error': ...} of the load_inline build made ahead
     task_error: str|None = None                        # the task failed to load, build or run in the reference: no reward, not the candidate's
     def to_dict(self) -> dict: return asdict(self)
 
@@ -162,12 +166,10 @@ def fill_ctensor(ct: CTensor, t: torch.Tensor):
 class ExtState:
     "Settings the harness flips while a candidate runs (poisoning of fresh outputs), and the rule set."
     poison, rules, second = False, 'cuda-agent', None     # second: ModelNew under a second init seed (seeded weights)
+    fill = float('nan')                                   # the garbage fresh outputs hold (`hacks.trial_fill`)
 
 # %% ../nbs/07_reward.ipynb #743a3fb7
-def _poison_(t: torch.Tensor):
-    if t.is_floating_point(): t.fill_(float('nan'))
-    elif t.dtype == torch.bool: t.fill_(True)
-    else: t.fill_(123)
+def _poison_(t: torch.Tensor, fill: float = float('nan')): fill_garbage_(t, fill)
 
 # %% ../nbs/07_reward.ipynb #9639d5fe
 class _Buffers:
@@ -184,13 +186,14 @@ def make_caller(lib, index: int, name: str, device: torch.device, state: ExtStat
     def alloc(ctx, ndim, sizes, dtype, is_output, out):
         try:
             t = torch.empty([sizes[i] for i in range(ndim)], dtype=DTYPES[dtype], device=device)
-            if state.poison: _poison_(t)
+            if state.poison: _poison_(t, state.fill)
             fill_ctensor(out.contents, t); cur['outs' if is_output else 'scratch'].append(t); return 0
         except Exception as e: cur['errors'].append(f"{type(e).__name__}: {e}"); return 1
     alloc_fn = ALLOC_FN(alloc)
     args = CArgs(0, buf.tensors, 0, buf.numbers, buf.integers, None, alloc_fn, None, ctypes.cast(err, ctypes.c_char_p), 1024)
     cuda = device.type == 'cuda'
     def call(*xs):
+        OwnCalls.n += 1
         ts = [a for a in xs if isinstance(a, torch.Tensor)]
         nums = [a for a in xs if not isinstance(a, torch.Tensor)]
         if len(ts) > buf.nt or len(nums) > buf.nn:
@@ -239,6 +242,7 @@ def _torch_mode_extension(job):
 def import_candidate(job: dict, state: ExtState):
     "Install `cawb_ext` and execute the candidate's model_new source; returns the ModelNew class."
     os.environ['TORCH_EXTENSIONS_DIR'] = job['torch_ext_dir']
+    instrument_builders(job.get('build_ahead_error'))        # calls into its own extensions counted; a failed build ahead replayed
     if job['build_mode'] == 'lean': sys.modules['cawb_ext'] = load_extension(job['library'], job['device'], state)
     elif job['build_mode'] == 'torch': sys.modules['cuda_extension' if job['layout'] == 'cuda-agent' else 'cawb_ext'] = _torch_mode_extension(job)
     mod = types.ModuleType('model_new'); mod.__file__ = job['model_new_path']
@@ -254,14 +258,14 @@ def import_candidate(job: dict, state: ExtState):
 _M_PERTURB, _M_MMAP_THRESHOLD = -6, -3
 POISON_BYTES = 256 << 20
 
-def poison_memory(device: str, on: bool, nbytes: int = POISON_BYTES):
-    "Poison fresh allocations (NaN-filled freed block on CUDA; malloc perturbation on the CPU)."
+def poison_memory(device: str, on: bool, nbytes: int = POISON_BYTES, fill: float = float('nan')):
+    "Poison fresh allocations (a freed block filled with `fill` on CUDA; malloc perturbation, its sign, on the CPU)."
     if torch.device(device).type == 'cuda':
-        if on: torch.full((nbytes // 4,), float('nan'), device=device); 
+        if on: torch.full((nbytes // 4,), fill, device=device); 
         return
     try:
         libc = ctypes.CDLL(None)
-        libc.mallopt(_M_PERTURB, 0xA5 if on else 0)
+        libc.mallopt(_M_PERTURB, (0x25 if fill < 0 else 0xA5) if on else 0)
         libc.mallopt(_M_MMAP_THRESHOLD, (32 << 20) if on else (128 << 10))
     except (OSError, AttributeError): pass
 
@@ -342,14 +346,15 @@ def _verify_phase(job, chan, state, task, mod, ref_model, cand, timer, integrity
     "Correctness trials (alternating run orders) and a determinism repeat; sends `verified`."
     t0, outs, flags, mutated, dev = time.perf_counter(), [], [], [], job['device']
     for t, seed in enumerate(job['trial_seeds']):
-        xs = make_inputs(task, mod, seed, dev)
+        xs, state.fill = make_inputs(task, mod, seed, dev), trial_fill(t)      # garbage that changes from trial to trial
         if t % 2: 
             with torch.no_grad(): ref_model(*make_inputs(task, mod, job['decoy_seed'] + t, dev))   # reference first: freed memory holds a wrong answer
-        else: poison_memory(dev, True)
+        else: poison_memory(dev, True, fill=state.fill)
         try: out, fl, mut = run_forward(cand, xs, timer, state)
         except Exception as e: chan.send({'error': 'runtime_error', 'detail': f"trial {t}: {type(e).__name__}: {e}"[:600]}); return False
         finally: poison_memory(dev, False)
         outs.append(out); flags += fl; mutated.append(mut)
+    state.fill = float('nan')
     try: repeat, fl, _ = run_forward(cand, make_inputs(task, mod, job['trial_seeds'][0], dev), timer, state)
     except Exception as e: chan.send({'error': 'runtime_error', 'detail': f"repeat: {type(e).__name__}: {e}"[:600]}); return False
     outs2 = []
@@ -357,10 +362,25 @@ def _verify_phase(job, chan, state, task, mod, ref_model, cand, timer, integrity
         try: o2, fl2, _ = run_forward(state.second, make_inputs(task, mod, seed, dev), timer, state)
         except Exception as e: chan.send({'error': 'runtime_error', 'detail': f"second init seed: {type(e).__name__}: {e}"[:600]}); return False
         outs2.append(o2); fl += fl2
-    flags += fl + [f for f in (integrity.check(),) if f]
-    chan.send({'verified': True, 'outputs': outs, 'outputs2': outs2, 'repeat': repeat, 'mutated': mutated,
+    probe = _probe_phase(job, state, task, cand, timer)
+    flags += fl + [Flag(n, f"at another input shape: {d}") for n, d in (probe or {}).pop('flags', [])] + [f for f in (integrity.check(),) if f]
+    chan.send({'verified': True, 'outputs': outs, 'outputs2': outs2, 'probe': probe, 'repeat': repeat, 'mutated': mutated,
                'flags': [[f.name, f.detail] for f in flags], 'verify_s': time.perf_counter() - t0})
     return True
+
+# %% ../nbs/07_reward.ipynb #69630320
+def _probe_phase(job, state, task, cand, timer) -> dict|None:
+    "The candidate at the extra input shape of `job['probe']`: its outputs and flags, or the error it raised; None if there is none."
+    if not job.get('probe'): return None
+    shape, dev = ', '.join(f"{k}={v}" for k, v in job['probe'].items()), job['device']
+    try:
+        mod = probe_module(task, job['preset'], job['probe'])
+        ref = build_model(task, mod, job['init_seed'], dev)
+        seed_torch(job['init_seed']); m = type(cand)(*mod.get_init_inputs()).to(dev)
+        if state.second is None: m.load_state_dict(ref.state_dict(), strict=True)
+        out, fl, _ = run_forward(m, make_inputs(task, mod, job['trial_seeds'][0], dev), timer, state)
+    except Exception as e: return {'shape': shape, 'error': f"{type(e).__name__}: {e}"[:400]}
+    return {'shape': shape, 'outputs': out, 'flags': [[f.name, f.detail] for f in fl]}
 
 # %% ../nbs/07_reward.ipynb #318ba725
 def _time_phase(job, chan, task, mod, cand, timer, integrity, order):
@@ -374,11 +394,12 @@ def _time_phase(job, chan, task, mod, cand, timer, integrity, order):
     for dst, src in zip(sets[0], refill):
         if isinstance(dst, torch.Tensor): dst.copy_(src)
     with torch.no_grad(): refill_out = _to_cpu(cand(*sets[0])); timer.sync()
+    own0 = OwnCalls.n
     kt = kernel_table(lambda *xs: cand(*xs), sets[-1], dev, calls=2, top=25) if order.get('kernels') else []
     with torch.no_grad(): streams = timer.stream_spans(cand, sets, 10 if statistics.median(tm['device_ms']) < 50 else 3)
     fl = integrity.check()
     chan.send({'timed': True, 'timing': summarise(tm), 'loop_s': tm['loop_s'], 'wall_sum_s': sum(tm['wall_ms']) / 1e3,
-               'kept': tm['kept'], 'refill': refill_out, 'kernels': kt, 'spans': streams.get('spans', []), 'order': streams.get('order'), 'flags': [[fl.name, fl.detail]] if fl else []})
+               'kept': tm['kept'], 'refill': refill_out, 'kernels': kt, 'own_calls': OwnCalls.n - own0 if order.get('kernels') else None, 'spans': streams.get('spans', []), 'order': streams.get('order'), 'flags': [[fl.name, fl.detail]] if fl else []})
 
 # %% ../nbs/07_reward.ipynb #f0b9b0cb
 def warm_up(job: dict) -> Timer:
@@ -424,7 +445,16 @@ def reference_outputs(req: dict) -> dict:
         if req.get('fp64'):
             m64 = build_model(task, mod, req['init_seed'], dev, torch.float64)
             ref64 = [t.cpu() for t in sample_leaves(m64(*make_inputs(task, mod, req['seeds'][0], dev, torch.float64)))]
-    return {'outputs': outs, 'mutated': mutated, 'ref64': ref64, 'eager_s': min(times), 'ref_s': time.perf_counter() - t_start}
+    return {'outputs': outs, 'mutated': mutated, 'ref64': ref64, 'probe_out': reference_probe(req, task, dev), 'eager_s': min(times), 'ref_s': time.perf_counter() - t_start}
+
+# %% ../nbs/07_reward.ipynb #bc4f12d0
+def reference_probe(req: dict, task: Task, dev: str):
+    "The reference's output at the extra input shape `req['probe']` (None if there is none or the task does not run there)."
+    if not req.get('probe'): return None
+    try:
+        mod = probe_module(task, req['preset'], req['probe'])
+        with torch.no_grad(): return _to_cpu(build_model(task, mod, req['init_seed'], dev)(*make_inputs(task, mod, req['seeds'][0], dev)))
+    except Exception: return None
 
 # %% ../nbs/07_reward.ipynb #52a5f9a4
 def reference_baseline_key(req: dict) -> tuple[str, dict]:
@@ -576,7 +606,8 @@ def make_job(self: Evaluator, task: Task, sol: Solution, build: BuildResult, see
             'build_mode': build.mode, 'library': build.library, 'torch_spec': spec, 'solution_hash': sol.hash,
             'model_new': sol.model_new, 'model_new_path': str(Path(sol.root)/'model_new.py') if sol.kind == 'workdir' else sol.root,
             'torch_ext_dir': str(inline_ext_dir(sol) if sol.kind == 'single' else _torch_ext_dir()), 'allow_tf32': self.s.timing.allow_tf32, 'threads': self.threads,
-            'timing': self.timing_config(), 'rules': self.call_rules, **seeds}
+            'timing': self.timing_config(), 'rules': self.call_rules, 'probe': probe_overrides(task, preset),
+            'build_ahead_error': None if build.ok else build.error, **seeds}
 
 # %% ../nbs/07_reward.ipynb #17c4bb94
 @patch
@@ -604,7 +635,9 @@ def _compile(self: Evaluator, res: EvalResult, solution) -> tuple[Solution, Buil
     res.breakdown['compile_s'] = round(time.perf_counter() - t0, 3)
     res.breakdown['compile_files'] = build.files
     res.compile_log, res.compiled = build.log, build.ok
-    if not build.ok: res.add_flag(Flag('compile_error', build.error or 'build failed')); return None
+    if sol.kind == 'single' and build.mode == 'single': res.build_ahead = {'ok': build.ok, **({} if build.ok else {'error': build.error})}
+    if not build.ok and res.build_ahead and 'timed out' not in (build.error or ''): res.compiled = True   # not a verdict: the file runs as written
+    if not res.compiled: res.add_flag(Flag('compile_error', build.error or 'build failed')); return None
     res.stage = 'compile'
     return sol, build
 
@@ -626,6 +659,7 @@ def _check_trials(self: Evaluator, res: EvalResult, ref: dict, msg: dict):
     for t, (r, c) in enumerate(zip(ref['outputs'], msg['outputs'])):
         f = check_outputs(r, c, self.atol, self.rtol)
         if f: res.add_flag(Flag(f.name, f"trial {t}: {f.detail}")); return
+    res.add_flag(check_shape_general(ref.get('probe_out'), msg.get('probe'), self.atol, self.rtol))
     res.add_flag(check_deterministic(msg['outputs'][0], msg['repeat'], self.atol, self.rtol))
     for cm, rm in zip(msg['mutated'], ref['mutated']): res.add_flag(check_inputs_unmutated(cm, rm))
     if ref.get('ref64') is not None and not self.s.timing.allow_tf32:
@@ -661,10 +695,18 @@ def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: di
     tk = torch_kernels(m['kernels'])
     if res.rules == 'kernelbench': res.torch_time_share = torch_time_share(m['kernels'])
     elif tk: res.add_flag(Flag('forbidden_op', f"torch kernels in timed calls: {', '.join(tk[:4])}"))
+    self._custom_kernels(res, m)
     res.add_flag(check_kernel_time(m['timing']['device']['median'], m['kernels'], self.backend.is_cuda))
     res.add_flag(check_stream_coverage(m['timing']['device']['median'], m.get('spans')))
     res.add_flag(check_stream_order(m.get('order')))
     self._record_speed(res, m, base)
+
+# %% ../nbs/07_reward.ipynb #bfe79be7
+@patch
+def _custom_kernels(self: Evaluator, res: EvalResult, m: dict):
+    "Record `custom_kernel_share` (`hacks.custom_kernel_share`); under kernelbench rules too little of it is `no_custom_kernel`."
+    res.custom_kernel_share = custom_kernel_share(m['kernels'], m.get('own_calls'), self.backend.is_cuda) if self.kernel_breakdown else None
+    if res.rules == 'kernelbench': res.add_flag(check_custom_kernel(res.custom_kernel_share))
 
 # %% ../nbs/07_reward.ipynb #4b5dc034
 def check_kernel_time(event_ms: float, kernels: list, cuda: bool) -> Flag|None:
@@ -782,7 +824,8 @@ def _evaluate(self: Evaluator, res: EvalResult, task: Task, solution, stages, al
     preset = resolve_preset(self.s.eval.preset, self.device)
     seeds = fresh_seeds(self.s.eval.trials)
     req = {'task': task.to_dict(), 'preset': preset, 'device': self.device, 'init_seed': seeds['init_seed'], 'init_seed2': seeds['init_seed2'], 'fp64': True,
-           'seeds': seeds['trial_seeds'] + [seeds['refill_seed']], 'allow_tf32': self.s.timing.allow_tf32, 'timing': self.timing_config()}
+           'seeds': seeds['trial_seeds'] + [seeds['refill_seed']], 'allow_tf32': self.s.timing.allow_tf32, 'timing': self.timing_config(),
+           'probe': probe_overrides(task, preset)}
     sess = None
     try:
         if 'verify' in stages: sess, res.breakdown['prestarted'] = self._candidate_process()
@@ -806,8 +849,9 @@ def _run_session(self: Evaluator, res: EvalResult, sess: Session, req: dict, sta
     msg = sess.recv('load')
     res.breakdown['load_s'] = round(time.perf_counter() - t0, 3)
     if 'error' in msg:
-        if msg['error'] == 'compile_error': res.compiled, res.compile_log = False, msg.get('log', '')
-        res.add_flag(Flag(msg['error'], msg['detail'])); return
+        ahead = res.build_ahead if msg['error'] == 'compile_error' and res.build_ahead and not res.build_ahead['ok'] else None   # the build ahead's log and errors
+        if msg['error'] == 'compile_error': res.compiled, res.compile_log = False, res.compile_log if ahead else msg.get('log', '')
+        res.add_flag(Flag(msg['error'], ahead['error'] if ahead else msg['detail'])); return
     res.stage, t1 = 'verify', time.perf_counter()
     ref = self.ref.result()
     res.breakdown['reference_wait_s'] = round(time.perf_counter() - t1, 3)
