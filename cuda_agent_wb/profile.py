@@ -14,10 +14,10 @@ from .config import get_settings, cache_dir
 
 # %% auto #0
 __all__ = ['TIMING_METHOD', 'PROFILER_LOCK', 'ATEN_KERNEL_MARKERS', 'ORDER_TOL_NS', 'set_precision_policy', 'device_name',
-           'env_fingerprint', 'device_lock_key', 'DeviceLock', 'Timer', 'calls_for_budget', 'median_ci', 'summarise',
-           'baseline_key', 'use_compile_cache', 'measure_baselines', 'cached_baselines', 'quiet_stderr', 'kernel_table',
-           'reference_kernel_table', 'torch_kernels', 'profile_records', 'launch_index', 'launched_in', 'call_spans',
-           'call_order', 'order_summary']
+           'env_fingerprint', 'lock_holders', 'flock_saying', 'device_lock_key', 'DeviceLock', 'Timer',
+           'calls_for_budget', 'median_ci', 'summarise', 'baseline_key', 'use_compile_cache', 'measure_baselines',
+           'cached_baselines', 'quiet_stderr', 'kernel_table', 'reference_kernel_table', 'torch_kernels',
+           'profile_records', 'launch_index', 'launched_in', 'call_spans', 'call_order', 'order_summary']
 
 # %% ../nbs/06_profile.ipynb #48b7a718
 def set_precision_policy(allow_tf32: bool|str) -> dict:
@@ -56,6 +56,31 @@ def _driver_version():
 # %% ../nbs/06_profile.ipynb #5dd9fde1
 import fcntl, tempfile
 
+# %% ../nbs/06_profile.ipynb #84914476
+import sys, threading
+
+def lock_holders(f) -> list[int]:
+    "PIDs of other processes holding a flock on the open file `f` (from /proc/locks; empty where it cannot be read)."
+    ino = os.fstat(f.fileno()).st_ino
+    try: rows = [l.split() for l in Path('/proc/locks').read_text().splitlines()]
+    except OSError: return []
+    return sorted({int(p[4]) for p in rows if len(p) > 5 and p[1] == 'FLOCK' and p[5].endswith(f":{ino}") and int(p[4]) != os.getpid()})
+
+def flock_saying(f, op: int, what: str, after: float = 1.0, every: float = 10.0):
+    "flock `f` with `op`; a wait over `after` s is said on stderr (what for, who holds it), then every `every` s, and its end."
+    try: return fcntl.flock(f, op | fcntl.LOCK_NB)
+    except BlockingIOError: pass
+    done, t0, said = threading.Event(), time.monotonic(), []
+    def watch():
+        if done.wait(after): return
+        pids = lock_holders(f); said.append(1)
+        print(f"cawb: waiting for {what} ({f.name}" + (f", held by pid {', '.join(map(str, pids))}" if pids else '') + ')', file=sys.stderr, flush=True)
+        while not done.wait(every): print(f"cawb: still waiting for {what} ({time.monotonic() - t0:.0f} s)", file=sys.stderr, flush=True)
+    threading.Thread(target=watch, daemon=True).start()
+    try: fcntl.flock(f, op)
+    finally: done.set()
+    if said: print(f"cawb: got {what} after {time.monotonic() - t0:.1f} s", file=sys.stderr, flush=True)
+
 # %% ../nbs/06_profile.ipynb #bfb75380
 def device_lock_key(device: str) -> str:
     "A name for the physical device behind `device` (cuda:i through CUDA_VISIBLE_DEVICES), without touching CUDA."
@@ -67,17 +92,20 @@ def device_lock_key(device: str) -> str:
 
 # %% ../nbs/06_profile.ipynb #17d9a959
 class DeviceLock:
-    "Shared for verifying, exclusive for timing, across processes; a waiting timer is not starved."
+    "Shared for verifying, exclusive for timing, across processes; a waiting timer is not starved; a long wait is said on stderr."
     def __init__(self, key: str):
         d = Path(tempfile.gettempdir())/'cawb-device-locks'; d.mkdir(exist_ok=True)
-        self.main, self.gate, self.mode = open(d/f"{key}.lock", 'a+'), open(d/f"{key}.gate", 'a+'), None
+        self.key, self.main, self.gate, self.mode = key, open(d/f"{key}.lock", 'a+'), open(d/f"{key}.gate", 'a+'), None
     def shared(self):
         "Hold the device with others (waits while a timing waits or runs)."
-        fcntl.flock(self.gate, fcntl.LOCK_EX); fcntl.flock(self.main, fcntl.LOCK_SH); fcntl.flock(self.gate, fcntl.LOCK_UN); self.mode = 'shared'
+        flock_saying(self.gate, fcntl.LOCK_EX, f"the {self.key} device: another evaluator waits to time on it")
+        flock_saying(self.main, fcntl.LOCK_SH, f"the {self.key} device: another evaluator is timing on it")
+        fcntl.flock(self.gate, fcntl.LOCK_UN); self.mode = 'shared'
     def exclusive(self):
         "Drop a shared hold, then hold the device alone."
         if self.mode == 'shared': fcntl.flock(self.main, fcntl.LOCK_UN)
-        fcntl.flock(self.gate, fcntl.LOCK_EX); fcntl.flock(self.main, fcntl.LOCK_EX); self.mode = 'exclusive'
+        flock_saying(self.gate, fcntl.LOCK_EX, f"the {self.key} device to time alone: another evaluator waits to time on it")
+        flock_saying(self.main, fcntl.LOCK_EX, f"the {self.key} device to time alone: other evaluators verify or time on it"); self.mode = 'exclusive'
     def release(self):
         "Let go of whatever is held."
         if self.mode is not None: fcntl.flock(self.main, fcntl.LOCK_UN)
@@ -290,7 +318,8 @@ def launch_index(recs: list[dict]) -> tuple[dict, list]:
     def launched_at(d):
         src = cpu.get(d.get('linked')) or launches.get(d['corr'])
         return src['start'] if src else None
-    return rng, [(launched_at(r), r) for r in recs if r['device']]
+    named = {r['name'] for r in recs if not r['device']}      # a device record named like a CPU op or range is its GPU-side
+    return rng, [(launched_at(r), r) for r in recs if r['device'] and r['name'] not in named]   # annotation, not work
 
 def launched_in(dev: list, rng: dict|None) -> list[dict]:
     "The device activities whose launch lies inside the CPU range `rng`."
