@@ -162,7 +162,7 @@ def _service_url(backend: str, server: str|None = None, local: bool = False) -> 
 def _remote(url: str, backend: str, explicit: bool, say: bool = True):
     "A RemoteEvaluator on `url` (its backend checked against --backend); errors exit with one line."
     from cuda_agent_wb.client import RemoteEvaluator
-    try: ev = RemoteEvaluator(url, wait_ready_s=60 if explicit else 5)
+    try: ev = RemoteEvaluator(url, wait_ready_s=60 if explicit else 5, unreachable_s=3)   # a starting service is waited for, a dead URL is not
     except ServiceError as e: fail(str(e))
     if backend not in ('auto', ev.backend_name): fail(f"--backend {backend}: the service at {url} evaluates on {ev.backend_name}")
     if say: typer.echo(f"using the evaluation service at {url} ({ev.backend_name}); --local to evaluate in this process", err=True)

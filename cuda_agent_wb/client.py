@@ -16,7 +16,7 @@ from .tasks import Task, task_identity
 from .workdir import SolutionError, load_solution
 
 # %% auto #0
-__all__ = ['STAGES', 'FINAL', 'ServiceError', 'request_body', 'result_from_dict', 'load_httpx', 'split_urls', 'tls_verify',
+__all__ = ['STAGES', 'FINAL', 'ServiceError', 'say', 'request_body', 'result_from_dict', 'load_httpx', 'split_urls', 'tls_verify',
            'RemoteEvaluator', 'answer_detail', 'find_service']
 
 # %% ../nbs/07b_client.ipynb #f82a6c5b
@@ -25,6 +25,10 @@ FINAL = ('done', 'failed', 'cancelled')
 
 # %% ../nbs/07b_client.ipynb #475db2e8
 class ServiceError(RuntimeError): "The service could not start, answered an error, or could not be reached."
+
+def say(msg: str):
+    "Tell the person at the terminal what a client waits for (one line on stderr)."
+    print(f"cawb: {msg}", file=sys.stderr, flush=True)
 
 # %% ../nbs/07b_client.ipynb #4401c739
 def request_body(task, solution, stages=STAGES, rules: str|None = None, strict: bool = False, fresh: bool = False) -> dict:
@@ -66,7 +70,7 @@ def tls_verify(urls) -> bool:
 # %% ../nbs/07b_client.ipynb #c1035a7c
 class RemoteEvaluator:
     "`Evaluator`'s interface over one or more running evaluation services."
-    def __init__(self, urls=None, token: str|None = None, retry_s: float = 120.0, wait_ready_s: float = 60.0):
+    def __init__(self, urls=None, token: str|None = None, retry_s: float = 120.0, wait_ready_s: float = 60.0, unreachable_s: float|None = None):
         httpx = load_httpx()
         s = get_settings()
         self.urls = split_urls(urls or s.service.url)
@@ -76,7 +80,7 @@ class RemoteEvaluator:
                                  verify=tls_verify(self.urls))
         self.retry_s, self.inflight, self.lock = retry_s, Counter(), threading.Lock()
         self.others, self.n_workers, self.seen_at = {}, {}, {}
-        info = self.wait_ready(wait_ready_s)
+        info = self.wait_ready(wait_ready_s, unreachable_s)
         self.backend_name, self.rules, self.strict = info['backend'], info['rules'], False
 
     @property
@@ -101,9 +105,9 @@ def answer_detail(r) -> str:
 # %% ../nbs/07b_client.ipynb #474d4dd1
 @patch
 def call(self: RemoteEvaluator, method: str, url: str, path: str, retry: bool = True, **kw) -> dict:
-    "One request; lost connections and 502-504 are retried for `retry_s`, a 500 twice; other errors raise ServiceError with the service's sentence."
+    "One request; lost connections and 502-504 are retried for `retry_s` (said on stderr), a 500 twice; other errors raise ServiceError with the service's sentence."
     httpx = load_httpx()
-    t0, errors = time.monotonic(), 0
+    t0, errors, say_at = time.monotonic(), 0, 1.0
     while True:
         try: r = self.http.request(method, url + path, **kw)
         except httpx.TransportError as e: r, why = None, f"not reachable ({type(e).__name__}: {e})"
@@ -112,23 +116,28 @@ def call(self: RemoteEvaluator, method: str, url: str, path: str, retry: bool = 
             why = f"{r.status_code} {answer_detail(r)}"
         errors += r is not None and r.status_code == 500
         final = r is not None and (r.status_code < 500 or errors > 2)       # a 500 that repeats is a bug, not a restart
-        if final or not retry or time.monotonic() - t0 > self.retry_s: raise ServiceError(f"{url}{path}: {why}")
+        if final or not retry or (waited := time.monotonic() - t0) > self.retry_s: raise ServiceError(f"{url}{path}: {why}")
+        if waited >= say_at: say(f"{url}{path}: {why}; retrying for up to {self.retry_s:.0f} s ({waited:.0f} s so far)"); say_at = waited + 10
         time.sleep(0.5)
 
 # %% ../nbs/07b_client.ipynb #342f6192
 @patch
-def wait_ready(self: RemoteEvaluator, timeout: float = 60.0) -> dict:
-    "The /health of the first service with a ready worker, waiting up to `timeout` s."
+def wait_ready(self: RemoteEvaluator, timeout: float = 60.0, unreachable_s: float|None = None) -> dict:
+    "The /health of the first service with a ready worker, waiting up to `timeout` s (said on stderr); where nothing answers at all, `unreachable_s` s."
     httpx = load_httpx()
-    t0, last = time.monotonic(), 'no answer'
+    t0, last, answered, say_at, urls = time.monotonic(), 'no answer', False, 1.0, ', '.join(self.urls)
     while True:
         for u in self.urls:
-            try:
-                r = self.http.get(u + '/health', timeout=5)
-                if r.status_code == 200: return r.json()
-                last = f"{u}: {r.json().get('status', r.status_code)}"
-            except (httpx.TransportError, ValueError) as e: last = f"{u}: {type(e).__name__}"
-        if time.monotonic() - t0 > timeout: raise ServiceError(f"no ready evaluation service at {', '.join(self.urls)} ({last})")
+            try: r = self.http.get(u + '/health', timeout=2)
+            except httpx.TransportError as e: last = f"nothing answers at {u}: {type(e).__name__}"; continue
+            answered = True
+            if r.status_code == 200: return r.json()
+            try: last = f"{u} is {r.json().get('status', r.status_code)}"
+            except ValueError: last = f"{u} answers {r.status_code}, not as an evaluation service"
+        waited, limit = time.monotonic() - t0, timeout if answered or unreachable_s is None else unreachable_s
+        if waited > limit and not answered: raise ServiceError(f"{last} (after {waited:.0f} s): start a service there with `cawb serve`, or check the URL")
+        if waited > limit: raise ServiceError(f"no ready evaluation service at {urls} after {waited:.0f} s ({last})")
+        if waited >= say_at: say(f"waiting for an evaluation service at {urls}: {last} ({waited:.0f} s; giving up after {limit:.0f} s)"); say_at = waited + 10
         time.sleep(0.5)
 
 # %% ../nbs/07b_client.ipynb #bb4ff7c3

@@ -66,15 +66,15 @@ def lock_holders(f) -> list[int]:
     except OSError: return []
     return sorted({int(p[4]) for p in rows if len(p) > 5 and p[1] == 'FLOCK' and p[5].endswith(f":{ino}") and int(p[4]) != os.getpid()})
 
-def flock_saying(f, op: int, what: str, after: float = 1.0, every: float = 10.0):
-    "flock `f` with `op`; a wait over `after` s is said on stderr (what for, who holds it), then every `every` s, and its end."
+def flock_saying(f, op: int, what: str, why: str = '', after: float = 1.0, every: float = 10.0):
+    "flock `f` with `op`; a wait over `after` s is said on stderr (what for, why, who holds it), then every `every` s, and its end."
     try: return fcntl.flock(f, op | fcntl.LOCK_NB)
     except BlockingIOError: pass
     done, t0, said = threading.Event(), time.monotonic(), []
     def watch():
         if done.wait(after): return
         pids = lock_holders(f); said.append(1)
-        print(f"cawb: waiting for {what} ({f.name}" + (f", held by pid {', '.join(map(str, pids))}" if pids else '') + ')', file=sys.stderr, flush=True)
+        print(f"cawb: waiting for {what} ({why + '; ' if why else ''}{f.name}" + (f" held by pid {', '.join(map(str, pids))}" if pids else '') + ')', file=sys.stderr, flush=True)
         while not done.wait(every): print(f"cawb: still waiting for {what} ({time.monotonic() - t0:.0f} s)", file=sys.stderr, flush=True)
     threading.Thread(target=watch, daemon=True).start()
     try: fcntl.flock(f, op)
@@ -98,14 +98,14 @@ class DeviceLock:
         self.key, self.main, self.gate, self.mode = key, open(d/f"{key}.lock", 'a+'), open(d/f"{key}.gate", 'a+'), None
     def shared(self):
         "Hold the device with others (waits while a timing waits or runs)."
-        flock_saying(self.gate, fcntl.LOCK_EX, f"the {self.key} device: another evaluator waits to time on it")
-        flock_saying(self.main, fcntl.LOCK_SH, f"the {self.key} device: another evaluator is timing on it")
+        flock_saying(self.gate, fcntl.LOCK_EX, f"the {self.key} device", 'another evaluator waits to time on it')
+        flock_saying(self.main, fcntl.LOCK_SH, f"the {self.key} device", 'another evaluator is timing on it')
         fcntl.flock(self.gate, fcntl.LOCK_UN); self.mode = 'shared'
     def exclusive(self):
         "Drop a shared hold, then hold the device alone."
         if self.mode == 'shared': fcntl.flock(self.main, fcntl.LOCK_UN)
-        flock_saying(self.gate, fcntl.LOCK_EX, f"the {self.key} device to time alone: another evaluator waits to time on it")
-        flock_saying(self.main, fcntl.LOCK_EX, f"the {self.key} device to time alone: other evaluators verify or time on it"); self.mode = 'exclusive'
+        flock_saying(self.gate, fcntl.LOCK_EX, f"the {self.key} device to time alone", 'another evaluator waits to time on it')
+        flock_saying(self.main, fcntl.LOCK_EX, f"the {self.key} device to time alone", 'other evaluators verify or time on it'); self.mode = 'exclusive'
     def release(self):
         "Let go of whatever is held."
         if self.mode is not None: fcntl.flock(self.main, fcntl.LOCK_UN)
