@@ -289,8 +289,10 @@ for spec in job['specs']: getattr(ce, job['fn'])(**spec)
 
 # %% ../nbs/03_build.ipynb #44a4b4ac
 def inline_ext_dir(sol: Solution) -> Path:
-    "The TORCH_EXTENSIONS_DIR of a single-file solution (its own, by content hash)."
-    return cache_dir('torch_extensions', f'inline_{sol.hash}')
+    "The TORCH_EXTENSIONS_DIR of a single-file solution, by the content of its `load_inline` calls (else of the file): files that differ only in Python share a build."
+    specs = inline_specs(sol.model_new)
+    key = hashlib.sha256(json.dumps(specs, sort_keys=True, default=str).encode()).hexdigest()[:16] if specs else sol.hash
+    return cache_dir('torch_extensions', f'inline_{key}')
 
 # %% ../nbs/03_build.ipynb #f2075d89
 def _single_in_sandbox(): return BuildResult(ok=True, mode='single', log='single-file solution: compiled by load_inline inside the sandbox')

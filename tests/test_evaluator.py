@@ -10,7 +10,8 @@ from cuda_agent_wb.verify import REVIEW_FLAGS
 
 SOL = ROOT / 'tests/solutions/cpu'
 TASK = {'relu': ROOT / 'data/tasks/relu.py', 'linear_relu': ROOT / 'data/tasks/linear_relu.py',
-        'small_mean': ROOT / 'tests/tasks/small_mean.py', 'tiny_scale': ROOT / 'tests/tasks/tiny_scale.py'}
+        'small_mean': ROOT / 'tests/tasks/small_mean.py', 'tiny_scale': ROOT / 'tests/tasks/tiny_scale.py',
+        'softmax': ROOT / 'data/tasks/softmax.py'}
 
 
 @pytest.fixture(scope='module')
@@ -28,6 +29,8 @@ def task_of(name):
 REJECT = {
     'relu_torch_python': {'forbidden_op'},
     'relu_uninitialized': {'nan_inf'},
+    'relu_fmax_uninitialized': {'incorrect_output', 'nan_inf'},     # right only while fresh memory holds NaN
+    'softmax_fixed_dim': {'shape_specific'},
     'relu_empty_like': {'nan_inf', 'incorrect_output'},
     'relu_inplace': {'input_mutated'},
     'relu_thread': {'unsynchronized_output', 'background_thread', 'crashed'},   # a late write into freed memory may crash first
@@ -113,6 +116,26 @@ def test_single_file_load_inline(ev):
     assert ok.correct and ok.reward >= 1, ok.to_dict()
     bad = ev.evaluate(task_of('relu'), SOL / 'relu_inline_torch.py', stages=('compile', 'verify'))
     assert bad.reward == -1 and 'forbidden_op' in bad.flags and 'relu' in bad.flag_details['forbidden_op'], bad.to_dict()
+
+
+def test_single_file_failed_build_ahead_runs_as_written(ev):
+    "A failed load_inline build ahead is recorded, not a verdict: the file's own fallback runs; without one, compile_error with the compiler's errors."
+    t = task_of('relu')
+    bad = ev.evaluate(t, SOL / 'relu_inline_build_error.py', stages=('compile', 'verify'))
+    assert bad.flags == ['compile_error'] and ': error:' in bad.error and 'relu_forward' in bad.error, bad.to_dict()
+    assert bad.build_ahead['ok'] is False and ': error:' in bad.build_ahead['error'] and 'error:' in bad.compile_log
+    fb = ev.evaluate(t, SOL / 'relu_inline_fallback.py', stages=('compile', 'verify'))
+    assert fb.flags == ['forbidden_op'] and fb.compiled and fb.build_ahead['ok'] is False, fb.to_dict()
+    assert ': error:' in fb.build_ahead['error']
+
+
+def test_decoy_kernel_under_kernelbench_rules(ev):
+    "Kernelbench rules: a compiled kernel that torch.relu stands in for is no_custom_kernel; the kernel that does the work is not."
+    t = task_of('relu')
+    decoy = ev.evaluate(t, SOL / 'relu_inline_decoy.py', rules='kernelbench')
+    assert decoy.reward == -1 and 'no_custom_kernel' in decoy.flags and decoy.custom_kernel_share == 0.0, decoy.to_dict()
+    ok = ev.evaluate(t, SOL / 'relu_inline_valid.py', rules='kernelbench')
+    assert ok.correct and 'no_custom_kernel' not in ok.flags and ok.custom_kernel_share > 0.5, ok.to_dict()
 
 
 def test_cli_evaluate_json_valid():
