@@ -14,10 +14,11 @@ from .config import get_settings, cache_dir
 
 # %% auto #0
 __all__ = ['TIMING_METHOD', 'PROFILER_LOCK', 'ATEN_KERNEL_MARKERS', 'ORDER_TOL_NS', 'set_precision_policy', 'device_name',
-           'env_fingerprint', 'lock_holders', 'flock_saying', 'device_lock_key', 'DeviceLock', 'Timer',
-           'calls_for_budget', 'median_ci', 'summarise', 'baseline_key', 'use_compile_cache', 'measure_baselines',
-           'cached_baselines', 'quiet_stderr', 'kernel_table', 'reference_kernel_table', 'torch_kernels',
-           'profile_records', 'launch_index', 'launched_in', 'call_spans', 'call_order', 'order_summary']
+           'env_fingerprint', 'lock_holders', 'flock_saying', 'device_lock_key', 'DeviceLock', 'Timer', 'cudart',
+           'reset_persisting_l2', 'calls_for_budget', 'median_ci', 'summarise', 'baseline_key', 'use_compile_cache',
+           'measure_baselines', 'cached_baselines', 'quiet_stderr', 'kernel_table', 'reference_kernel_table',
+           'torch_kernels', 'profile_records', 'launch_index', 'launched_in', 'call_spans', 'call_order',
+           'order_summary']
 
 # %% ../nbs/06_profile.ipynb #48b7a718
 def set_precision_policy(allow_tf32: bool|str) -> dict:
@@ -127,6 +128,41 @@ class Timer:
         if self.cuda: torch.cuda.synchronize(self.device)
     def flush(self):
         if self.flush_buf is not None: self.flush_buf.fill_(1.0 if self.cuda else float(_perf() % 1))
+
+# %% ../nbs/06_profile.ipynb #131816b6
+import ctypes
+_LIMIT_PERSISTING_L2, _ATTR_ACCESS_POLICY_WINDOW = 0x06, 1
+
+@functools.lru_cache(maxsize=None)
+def cudart():
+    "The CUDA runtime library this process loaded (through torch), or None."
+    try: path = next((l.split()[-1] for l in open('/proc/self/maps') if 'libcudart.so' in l), None)
+    except OSError: path = None
+    for name in ([path] if path else []) + ['libcudart.so']:
+        try: return ctypes.CDLL(name)
+        except OSError: continue
+    return None
+
+# %% ../nbs/06_profile.ipynb #34a28ff0
+def reset_persisting_l2(device: str, stream=None) -> bool|None:
+    "Undo a persisting-L2 carve-out on `device`'s context (lines back to normal, carve-out 0, `stream`'s window cleared); whether there was one (None on the CPU or without libcudart)."
+    if torch.device(device).type != 'cuda' or (rt := cudart()) is None: return None
+    size = ctypes.c_size_t(0)
+    if rt.cudaDeviceGetLimit(ctypes.byref(size), _LIMIT_PERSISTING_L2) != 0 or size.value == 0: return False
+    rt.cudaCtxResetPersistingL2Cache()
+    rt.cudaDeviceSetLimit(_LIMIT_PERSISTING_L2, ctypes.c_size_t(0))
+    s = stream if stream is not None else torch.cuda.current_stream(device).cuda_stream
+    rt.cudaStreamSetAttribute(ctypes.c_void_p(s), _ATTR_ACCESS_POLICY_WINDOW, ctypes.byref((ctypes.c_char * 64)()))   # num_bytes 0: no window
+    return True
+
+# %% ../nbs/06_profile.ipynb #e380b912
+_flush_cache = Timer.flush
+
+@patch
+def flush(self: Timer):
+    "Undo any persisting-L2 carve-out (`reset_persisting_l2`), then flush the cache as `Timer` does."
+    if self.cuda: reset_persisting_l2(self.device)
+    _flush_cache(self)
 
 # %% ../nbs/06_profile.ipynb #f0c05d4f
 @patch

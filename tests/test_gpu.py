@@ -45,11 +45,33 @@ def test_cuda_solution_accepted_with_speedups(ev, task_name, sol):
     ('relu', 'relu_result_reuse', {'timed_output_mismatch'}),
     ('relu', 'relu_torch_python', {'forbidden_op'}),
     ('relu', 'relu_uninitialized', {'nan_inf'}),
+    ('relu', 'relu_fmax_uninitialized', {'incorrect_output', 'nan_inf'}),
     ('linear_relu', 'linear_relu_tf32', {'precision_downgrade'}),
 ])
 def test_cuda_exploit_rejected(ev, task_name, sol, flags):
     r = run(ev, task_name, sol)
     assert r.reward == -1 and set(r.flags) & flags, r.to_dict()
+
+
+def test_flush_resets_persisting_l2():
+    "A persisting-L2 carve-out and access-policy window set by a candidate are undone by the timer's flush."
+    import ctypes, torch
+    from cuda_agent_wb.profile import Timer, cudart
+    rt, dev = cudart(), torch.cuda.current_device()
+    limit = getattr(torch.cuda.get_device_properties(dev), 'persisting_l2_cache_max_size', 4 << 20)
+    assert rt is not None and rt.cudaDeviceSetLimit(0x06, ctypes.c_size_t(limit)) == 0
+    got = ctypes.c_size_t(0); rt.cudaDeviceGetLimit(ctypes.byref(got), 0x06)
+    assert got.value > 0, 'this GPU offers no persisting L2'
+    Timer('cuda').flush()
+    rt.cudaDeviceGetLimit(ctypes.byref(got), 0x06)
+    assert got.value == 0
+
+
+def test_persisting_l2_window_timed_honestly(ev):
+    "The persisting-L2 candidate on a task whose input fits in L2 is correct; its time is recorded (CAWB_GPU_RESULTS) beside the "
+    "same kernel's without the window for a person to compare: the reset before each flush is what test_flush_resets_persisting_l2 checks."
+    r = run_sized(ev, 'relu_2us', 'relu_l2_persist')
+    assert r.correct and not [f for f in r.flags if f != 'suspicious_speedup'], r.to_dict()
 
 
 def test_infinite_loop_released_fast_and_evaluator_goes_on(ev):
