@@ -366,7 +366,7 @@ def _reverify_row(p: dict, r: dict, claim_baseline: str, tolerance: float, key: 
                 solution=str(p['solution']), rules=r.get('rules', 'cuda-agent'), weights=r.get('weights'), correct=bool(r['correct']),
                 reward=r['reward'], flags=r['flags'], speedup_vs_eager=r['speedup_vs_eager'], speedup_vs_compile=r['speedup_vs_compile'],
                 torch_time_share=r.get('torch_time_share'), measured=meas, claimed_speedup=p['claimed_speedup'],
-                error=(r['error'] or '').splitlines()[0][:200] if r['error'] else None, key=key,
+                error=r['error'][:1000] if r['error'] else None, key=key,          # whole: a compile error's file:line lines
                 survives=survives(r['correct'], r['flags'], meas, p['claimed_speedup'], tolerance))
 
 # %% ../nbs/13_eval.ipynb #77c98471
