@@ -214,7 +214,7 @@ def build_solution(sol: Solution, backend: Backend, timeout: float|None = None) 
     errs = [e for _, _, e in results if e]
     if errs:
         log = '\n'.join(errs)
-        return BuildResult(ok=False, log=log[-20000:], error=_first_error(log), files=files, seconds=round(time.perf_counter() - t0, 3))
+        return BuildResult(ok=False, log=log, error=_first_error(log), files=files, seconds=round(time.perf_counter() - t0, 3))
     return link_solution(backend, [o for o, _, _ in results], sol, files, t0, timeout)
 
 # %% ../nbs/03_build.ipynb #5122d1bf
@@ -230,7 +230,7 @@ def link_solution(backend, objs, sol, files, t0, timeout) -> BuildResult:
         except subprocess.TimeoutExpired: return BuildResult(ok=False, error='link timed out', files=files)
         if r.returncode != 0:
             log = r.stdout + r.stderr
-            return BuildResult(ok=False, log=log[-20000:], error='link failed: ' + _first_error(log), files=files, seconds=round(time.perf_counter() - t0, 3))
+            return BuildResult(ok=False, log=log, error='link failed: ' + _first_error(log), files=files, seconds=round(time.perf_counter() - t0, 3))
         os.replace(tmp, lib)
     return BuildResult(ok=True, library=str(lib), files=files, seconds=round(time.perf_counter() - t0, 3))
 
