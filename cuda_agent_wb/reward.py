@@ -15,7 +15,7 @@ from fastcore.basics import patch
 from .config import get_settings, cache_dir
 from .tasks import Task, TaskError, load_module, build_model, make_inputs, resolve_preset, seed_torch
 from .workdir import Solution, SolutionError, load_solution
-from .build import Backend, BuildResult, get_backend, build_solution, stage_sources, prune_builds, inline_ext_dir, torch_mode_spec
+from .build import Backend, BuildResult, get_backend, build_solution, stage_sources, prune_builds, inline_ext_dir, torch_mode_spec, _first_error
 from .sandbox import Sandbox, Session, ChildDied, worker_env, pack_big, unpack_big, _tensor_bytes
 from .verify import *
 from .hacks import (trial_fill, fill_garbage_, probe_overrides, probe_module, check_shape_general, custom_kernel_share,
@@ -236,7 +236,7 @@ def _torch_mode_extension(job):
     "Load (after the build ahead; else build) torch-header sources with torch.utils.cpp_extension.load, same arguments."
     from torch.utils.cpp_extension import load
     try: return load(**job['torch_spec'])
-    except Exception as e: raise CompileFailed(str(e)[-3000:]) from e
+    except Exception as e: raise CompileFailed(str(e)) from e
 
 # %% ../nbs/07_reward.ipynb #bc160934
 def import_candidate(job: dict, state: ExtState):
@@ -249,7 +249,7 @@ def import_candidate(job: dict, state: ExtState):
     sys.modules['model_new'] = mod
     try: exec(compile(job['model_new'], mod.__file__, 'exec'), mod.__dict__)
     except Exception as e:
-        if 'Error building extension' in str(e) or 'ninja' in str(e).lower(): raise CompileFailed(str(e)[-3000:]) from e
+        if 'Error building extension' in str(e) or 'ninja' in str(e).lower(): raise CompileFailed(str(e)) from e
         raise
     if not isinstance(getattr(mod, 'ModelNew', None), type): raise ImportError("model_new.py does not define a class ModelNew")
     return mod.ModelNew
@@ -323,7 +323,7 @@ def _load_phase(job, chan, state):
     task = Task(**{k: v for k, v in job['task'].items() if k != 'hash'})
     mod = load_module(task, job['preset'])
     try: ModelNew = import_candidate(job, state)
-    except CompileFailed as e: chan.send({'error': 'compile_error', 'detail': str(e).strip().splitlines()[-1][:400], 'log': str(e)}); return None
+    except CompileFailed as e: chan.send({'error': 'compile_error', 'detail': _first_error(str(e)), 'log': str(e)}); return None
     except BaseException as e: chan.send({'error': 'import_error', 'detail': f"{type(e).__name__}: {e}"[:600]}); return None
     ref_model = build_model(task, mod, job['init_seed'], job['device'])
     try:
