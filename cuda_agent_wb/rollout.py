@@ -90,9 +90,9 @@ def best_step(steps: list) -> dict|None:
 # %% ../nbs/09_rollout.ipynb #1d370ad1
 def make_summary(steps: list, stop_reason: str, scripted: bool, t0: float|None = None) -> dict:
     "The summary record: best reward and speedups, the turn they came at, turns, stop reason, token totals."
-    b = best_step(steps); r = (b or {}).get('result') or {}
-    tok = lambda k: sum((s.get('tokens') or {}).get(k, 0) for s in steps)
     te = task_error_of(steps)
+    b = None if te else best_step(steps); r = (b or {}).get('result') or {}      # a task error: the episode is not scored
+    tok = lambda k: sum((s.get('tokens') or {}).get(k, 0) for s in steps)
     return dict(type='summary', best_reward=b['reward'] if b else None, best_reward_continuous=r.get('reward_continuous'),
                 best_speedup_vs_eager=r.get('speedup_vs_eager'), best_speedup_vs_compile=r.get('speedup_vs_compile'),
                 best_turn=b['turn'] if b else None, best_solution_hash=solution_hash(b['solution']) if b and b.get('solution') else None,
