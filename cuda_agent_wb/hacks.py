@@ -62,8 +62,8 @@ def _own_row(name: str, cuda: bool) -> bool:
     return not name.startswith(('Memcpy', 'Memset', 'cudaMemcpy', 'cudaMemset')) if cuda else not name.startswith('aten::') or name[6:] in ALLOWED_OPS
 
 def custom_kernel_share(kernels: list, own_calls: int|None, cuda: bool) -> float|None:
-    "Share of the profiled per-call time in the candidate's own kernels (0 if it never called its own code); None if nothing was profiled."
-    if own_calls == 0: return 0.0
+    "Share of the profiled per-call time in the candidate's own kernels (CPU: 0 if it never called its own code); None if nothing was profiled."
+    if own_calls == 0 and not cuda: return 0.0         # a GPU's trace shows own kernels however launched (a graph replay, torch.ops)
     total = sum(r['us_per_call'] for r in kernels)
     if not total: return None if own_calls is None else 1.0
     return round(sum(r['us_per_call'] for r in kernels if _own_row(r['name'], cuda)) / total, 4)
