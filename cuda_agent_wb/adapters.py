@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio, hashlib, shutil, sys, tempfile, threading
 from functools import lru_cache
 from pathlib import Path
-from .client import RemoteEvaluator, STAGES
+from .client import RemoteEvaluator, STAGES, result_from_dict
 from .tasks import TaskError
 
 # %% auto #0
@@ -60,7 +60,9 @@ def score_replies(replies: list[str], tasks: list, url: str|None = None, stages=
     items, where, out, dirs = [], [], [None] * len(replies), []
     for i, (text, spec) in enumerate(zip(replies, tasks)):
         try: task = task_of(spec, task_ids[i] if task_ids else None)
-        except TaskError as e: print(f"cawb: reward -1, the task cannot be loaded: {e}", file=sys.stderr); continue
+        except TaskError as e:        # the task's error, not the reply's: not scored
+            print(f"cawb: not scored, the task cannot be loaded: {e}", file=sys.stderr)
+            out[i] = result_from_dict({'task_error': str(e), 'error': str(e), 'reward': None, 'reward_continuous': None}); continue
         d, _ = solution_workdir(completion_text(text), task, ev.backend_name)
         if d is None: continue
         dirs.append(d); items.append(dict(task=task, solution=d, stages=stages, rules=rules)); where.append(i)
@@ -77,13 +79,14 @@ def trl_reward(url: str|None = None, task_column: str = 'task', id_column: str|N
     def cawb_kernel_reward(prompts=None, completions=None, **kwargs) -> list[float]:
         if task_column not in kwargs: raise KeyError(f"the dataset has no {task_column!r} column (trl_reward(task_column=...) names it)")
         res = score_replies(completions, kwargs[task_column], url, stages, rules, kwargs.get(id_column) if id_column else None)
-        return [-1.0 if r is None else float(r.reward_continuous if continuous else r.reward) for r in res]
+        return [-1.0 if r is None else None if r.task_error else float(r.reward_continuous if continuous else r.reward) for r in res]   # None: TRL leaves it out
     return cawb_kernel_reward
 
 # %% ../nbs/12a_adapters.ipynb #d70f83d0
 def _score_dict(r) -> dict:
-    if r is None: return {'score': -1.0, 'correct': False, 'parsed': False, 'speedup_vs_compile': 0.0}
-    return {'score': float(r.reward), 'correct': bool(r.correct), 'parsed': True, 'speedup_vs_compile': float(r.speedup_vs_compile or 0.0)}
+    if r is None: return {'score': -1.0, 'correct': False, 'parsed': False, 'speedup_vs_compile': 0.0, 'invalid': False}
+    if r.task_error: return {'score': 0.0, 'correct': False, 'parsed': True, 'speedup_vs_compile': 0.0, 'invalid': True}   # the task's error: no -1 for the reply
+    return {'score': float(r.reward), 'correct': bool(r.correct), 'parsed': True, 'speedup_vs_compile': float(r.speedup_vs_compile or 0.0), 'invalid': False}
 
 # %% ../nbs/12a_adapters.ipynb #9fe0a497
 def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs) -> dict:
@@ -132,6 +135,7 @@ def verl_tool_class():
             text = parameters.get('solution') or (_files_text(files) if isinstance(files, dict) else '')
             r = (await asyncio.to_thread(score_replies, [text], [st['task']], self.url))[0]
             if r is None: return ToolResponse(text='Error: no solution found: send model_new.py and kernels/* as fenced blocks named by path'), -1.0, {'parsed': False}
+            if r.task_error: return ToolResponse(text=r.summary()), 0.0, {'parsed': True, 'correct': False, 'flags': [], 'task_error': r.task_error}
             st['best'] = max(st['best'], float(r.reward))
             return ToolResponse(text=r.summary()), float(r.reward), {'parsed': True, 'correct': bool(r.correct), 'flags': list(r.flags)}
         async def calc_reward(self, instance_id, **kwargs): return self.instances.get(instance_id, {}).get('best', -1.0)

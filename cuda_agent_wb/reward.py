@@ -118,7 +118,7 @@ def summary(self: EvalResult) -> str:
     "Short, model-friendly text of the result."
     b, lines = self.breakdown, []
     lines.append(f"compile: {'ok' if self.compiled else 'FAILED'} ({b.get('compile_s', 0):.2f} s)" + ('' if self.compiled else f"\n{self.error}\n{self.compile_log[-3000:]}"))
-    if self.task_error: return '\n'.join(lines + [f"task error: {self.task_error}", "reward: none (the task failed, not the candidate: not scored)"])
+    if self.task_error: return '\n'.join(lines * (self.compiled or bool(self.compile_log)) + [f"task error: {self.task_error}", "reward: none (the task failed, not the candidate: not scored)"])
     if self.compiled and self.stage in ('verify', 'profile', 'done'):
         lines.append('verify: ' + ('ok' if self.correct else f"FAILED - {self.error}"))
     t = self.timings

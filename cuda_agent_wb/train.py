@@ -815,7 +815,8 @@ def make_config(preset='tiny-cpu', **overrides) -> TrainConfig:
     if preset not in PRESETS and preset != 'custom': raise ValueError(f"unknown preset {preset!r}: choose {', '.join(PRESETS)}")
     names = {f.name for f in fields(TrainConfig)}
     bad = sorted(set(overrides) - names)
-    if bad: raise ValueError(f"unknown training setting(s) {', '.join(bad)}; see TrainConfig")
+    hints = [f"{b} -> {m[0]}" for b in bad if (m := __import__('difflib').get_close_matches(b, names, 1))]
+    if bad: raise ValueError(f"unknown training setting(s) {', '.join(bad)}" + (f" (did you mean {', '.join(hints)}?)" if hints else '') + "; see TrainConfig")
     cfg = TrainConfig(**{**PRESETS.get(preset, {}), 'preset': preset, **{k: v for k, v in overrides.items() if v is not None}})
     check_config(cfg)
     if not set(cfg.stages) <= set(STAGES): raise ValueError(f"stages must be among 1, 2, 3, 4, not {cfg.stages}")
@@ -1522,7 +1523,8 @@ def config_from_args(preset='tiny-cpu', out=None, model=None, stages=None, sets=
     "A TrainConfig from command-line style arguments (`sets` are key=value strings)."
     if config: return load_config(config)
     ov = parse_overrides(sets)
-    if stages: ov['stages'] = [int(s) for s in str(stages).replace(' ', '').split(',') if s]
+    try: ov.update(stages=[int(s) for s in str(stages).replace(' ', '').split(',') if s]) if stages else None
+    except ValueError: raise ValueError(f"stages {stages!r}: give stage numbers from 1 to 4, comma-separated, e.g. 2,3,4") from None
     return make_config(preset, **ov, **{k: v for k, v in dict(out_dir=out and str(out), model_path=model and str(model)).items() if v},
                        resume=resume)
 

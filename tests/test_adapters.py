@@ -31,7 +31,7 @@ def test_trl_reward_function_and_grpo_step(service, tmp_path):
     src = RELU.read_text()
     rewards = fn(prompts=['p', 'p', 'p'], completions=[fenced(SOL), 'no code', [{'role': 'assistant', 'content': fenced(SOL)}]], task=[src, src, str(RELU)])
     assert rewards[1] == -1.0 and rewards[0] >= 1 and rewards[2] >= 1, rewards
-    assert fn(prompts=['p'], completions=[fenced(SOL)], task=['class Model(']) == [-1.0]       # a broken task row: -1, the batch goes on
+    assert fn(prompts=['p'], completions=[fenced(SOL)], task=['class Model(']) == [None]       # a broken task row: the task's error, not scored (TRL leaves None out); the batch goes on
 
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
@@ -76,3 +76,5 @@ def test_verl_tool_through_registry_and_reward(service, tmp_path):
     assert s['correct'] and s['score'] >= 1
     b = compute_score_batch(['kb', 'kb'], ['nothing', fenced(SOL)], [str(RELU)] * 2, [{'cawb_url': service.url}] * 2)
     assert [x['parsed'] for x in b] == [False, True] and b[1]['score'] == s['score']
+    te = compute_score('kernelbench', fenced(SOL), 'class Model(', {'cawb_url': service.url})   # a broken task: not the reply's -1
+    assert te['invalid'] and te['score'] == 0.0 and not s['invalid'], te
