@@ -387,6 +387,7 @@ def _synth_filters(backend, skip, kernelbench, cpu_window, decontam_threshold):
     if kernelbench is not None and not kernelbench.is_dir(): fail(f"--kernelbench {kernelbench}: no such folder")
     try: lo, hi = (float(v) for v in cpu_window.split(','))
     except ValueError: fail(f"--cpu-window {cpu_window!r}: give LO,HI in milliseconds, e.g. 0.1,50")
+    if not 0 <= lo < hi: fail(f"--cpu-window {cpu_window!r}: LO must be >= 0 and below HI, e.g. 0.1,50")
     return FilterConfig(backend=_check_backend(backend).name, stages=tuple(s for s in STAGES if s not in skipped),
                         kernelbench=str(kernelbench) if kernelbench else None, cpu_window_ms=(lo, hi), decontam_threshold=decontam_threshold)
 
@@ -541,6 +542,7 @@ def baselines(tasks: Path = typer.Argument(..., help="task file or folder (a Ker
     if not pols or any(p not in POLICIES for p in pols): fail(f"--policies {policies!r}: use a comma-separated subset of {', '.join(POLICIES)}")
     try: lv = [int(x) for x in levels.split(',')] if levels else None
     except ValueError: fail(f"--levels {levels!r}: give comma-separated numbers, e.g. 1,2,3")
+    if lv is not None and (not lv or min(lv) < 1): fail(f"--levels {levels!r}: give level numbers >= 1, e.g. 1,2,3")
     if published is not None and not (published/'baseline_time_torch.json').is_file(): fail(f"--published {published}: no baseline_time_torch.json there")
     be = _check_backend(backend).name
     ts, errors = load_tasks(tasks, levels=lv)

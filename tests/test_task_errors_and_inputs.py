@@ -66,6 +66,11 @@ def test_episode_of_a_task_error_is_masked_out():
     (['train', '--set', 'temperature=hot'], "temperature must be a number, not 'hot'"),
     (['rollout', 'data/tasks', '--out', '/tmp/never', '--temperature', '-0.5'], "'--temperature': -0.5 is not in the range"),
     (['synth', '--out', '/tmp/never', '--decontam-threshold', '2'], "'--decontam-threshold': 2.0 is not in the range"),
+    (['synth', '--out', '/tmp/never', '--cpu-window', '5,1'], "--cpu-window '5,1': LO must be >= 0 and below HI"),
+    (['baselines', 'data/tasks', '--levels', '0'], "--levels '0': give level numbers >= 1"),
+    (['serve', '--gpus', '-1'], "--gpus '-1': give GPU indices >= 0"),
+    (['train', '--stages', '1,x'], "stages '1,x': give stage numbers from 1 to 4"),
+    (['train', '--set', 'ppo_iteration=3'], "(did you mean ppo_iteration -> ppo_iterations?)"),
 ])
 def test_bad_numbers_one_sentence(args, says):
     r = run_cawb(*args, timeout=60)
