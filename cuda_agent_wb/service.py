@@ -23,7 +23,7 @@ __all__ = ['MAX_FILES', 'OPEN_PATHS', 'DOCS_ASSETS', 'TaskSpec', 'SolutionSpec',
            'resolve_task', 'resolve_solution', 'settings_fingerprint', 'job_key', 'JobQueue', 'new_id', 'lost_result',
            'result_line', 'materialize', 'run_job', 'worker_main', 'Supervisor', 'kill_group', 'error_sentence',
            'one_line', 'job_view', 'wait_for', 'guard_middleware', 'docs_assets_dir', 'add_docs_routes', 'make_app',
-           'add_job_routes', 'add_info_routes', 'is_loopback', 'default_db', 'worker_slots', 'serve']
+           'add_job_routes', 'add_info_routes', 'is_loopback', 'default_db', 'worker_slots', 'check_port', 'serve']
 
 # %% ../nbs/07a_service.ipynb #f5e30a88
 from .client import STAGES, FINAL, ServiceError, result_from_dict   # the protocol, kept with the client (which imports no torch)
@@ -594,6 +594,15 @@ def worker_slots(backend: str, gpus=None, workers: int = 1) -> list:
     if not gpus: raise ServiceError("--backend cuda: no GPU visible")
     return [str(g) for g in gpus for _ in range(max(int(workers), 1))]
 
+# %% ../nbs/07a_service.ipynb #9eae6245
+def check_port(host: str, port: int):
+    "A ServiceError in one sentence if `host:port` cannot be bound now (in use, or not an address of this machine)."
+    import socket
+    try:
+        with socket.socket(socket.AF_INET6 if ':' in host else socket.AF_INET) as sk:
+            sk.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); sk.bind((host, port))
+    except OSError as e: raise ServiceError(f"cannot serve on {host}:{port}: {e.strerror or e}") from None
+
 # %% ../nbs/07a_service.ipynb #12e9571f
 def serve(backend: str = 'auto', gpus=None, workers: int = 1, host: str|None = None, port: int|None = None,
           token_env: str|None = None, db=None, echo=print):
@@ -604,6 +613,7 @@ def serve(backend: str = 'auto', gpus=None, workers: int = 1, host: str|None = N
     token_env = token_env or s.service.token_env
     token = os.environ.get(token_env) or None
     if not is_loopback(host) and not token: raise ServiceError(f"--host {host}: serving beyond this machine needs a token: set ${token_env} (or name another variable with --token-env)")
+    check_port(host, port)                    # before any worker starts: a port in use is one sentence, not a traceback
     be = get_backend(backend).name
     q = JobQueue(db or default_db(s)); resumed = q.recover()
     sup = Supervisor(q, be, worker_slots(be, gpus, workers), s.service.job_timeout_s, echo=echo)

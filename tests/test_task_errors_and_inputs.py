@@ -85,6 +85,15 @@ def test_bad_port_setting_stops_serve_before_it_starts():
     assert 'Traceback' not in r.stderr and 'worker' not in r.stderr, r.stderr
 
 
+def test_serve_on_a_port_in_use_one_sentence(tmp_path):
+    import socket
+    with socket.socket() as busy:
+        busy.bind(('127.0.0.1', 0)); busy.listen()
+        r = run_cawb('serve', '--backend', 'cpu', '--port', busy.getsockname()[1], '--db', tmp_path/'q.sqlite', timeout=60)
+    assert r.returncode == 2 and 'cannot serve on 127.0.0.1:' in r.stderr and 'Address already in use' in r.stderr, r.stderr
+    assert 'Traceback' not in r.stderr and 'worker' not in r.stderr, r.stderr
+
+
 def test_unknown_settings_are_warned_with_the_closest_name(tmp_path):
     ini = tmp_path/'settings.ini'
     ini.write_text((ROOT/'settings.ini').read_text().replace('suspicious_speedup = ', 'suspicous_speedup = 5\nsuspicious_speedup = ')
