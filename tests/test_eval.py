@@ -61,7 +61,8 @@ def test_evaluate_dir_reverifies(tmp_path):
     assert not df.loc[df['solution'].str.contains('wrong'), 'correct'].any()
     tc = df[df['solution'].str.contains('torchcall')].set_index('rules')
     assert 'forbidden' in tc.loc['cuda-agent', 'flags'] and not tc.loc['cuda-agent', 'correct']
-    assert tc.loc['kernelbench', 'correct'] and 'forbidden' not in tc.loc['kernelbench', 'flags']   # torch ops allowed there
+    # torch ops are allowed under kernelbench rules, but this one's C++ only calls torch::relu: a decoy, no kernel of its own
+    assert 'forbidden' not in tc.loc['kernelbench', 'flags'] and 'no_custom_kernel' in tc.loc['kernelbench', 'flags']
     assert 'median_measured_over_claimed' in r.stdout and 'kernelbench' in r.stdout       # per-rule-set summary
     lines = (tmp_path/'rv'/'reverify.jsonl').read_text().splitlines()
     assert len(lines) == 4
