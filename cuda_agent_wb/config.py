@@ -139,7 +139,11 @@ def unknown_settings(cp, env, where, extra=()) -> list[str]:
 # %% ../nbs/00_config.ipynb #80fbd130
 _warned = set()
 def _warn_once(msg: str):
-    if msg not in _warned: _warned.add(msg); print(f"cawb: warning: {msg}", file=sys.stderr)
+    "Print `msg` as a warning once per process tree (child processes inherit what was said through the environment)."
+    said = os.environ.get('_CAWB_SETTINGS_WARNED', '').split('\x1f')
+    if msg in _warned or msg in said: return
+    _warned.add(msg); os.environ['_CAWB_SETTINGS_WARNED'] = '\x1f'.join([*said, msg]).strip('\x1f')
+    print(f"cawb: warning: {msg}", file=sys.stderr)
 
 # %% ../nbs/00_config.ipynb #fb61fe44
 def load_settings(path=None, env=None) -> SimpleNamespace:
