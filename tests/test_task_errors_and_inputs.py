@@ -98,7 +98,7 @@ def test_unknown_settings_are_warned_with_the_closest_name(tmp_path):
     ini = tmp_path/'settings.ini'
     ini.write_text((ROOT/'settings.ini').read_text().replace('suspicious_speedup = ', 'suspicous_speedup = 5\nsuspicious_speedup = ')
                    .replace(str('data = data'), f"data = {ROOT/'data'}"))
-    r = run_cawb('tasks', 'list', env={'CAWB_SETTINGS': str(ini), 'CAWB_EVAL_ATOLL': '1e-3'}, timeout=60)
+    r = run_cawb('tasks', 'list', env={'CAWB_SETTINGS': str(ini), 'CAWB_EVAL_ATOLL': '1e-3', '_CAWB_SETTINGS_WARNED': ''}, timeout=60)
     assert r.returncode == 0, r.stderr
     assert '[eval] suspicous_speedup is not a setting (did you mean suspicious_speedup?); ignored' in r.stderr, r.stderr
     assert '$CAWB_EVAL_ATOLL is not a setting (did you mean CAWB_EVAL_ATOL?); ignored' in r.stderr, r.stderr
