@@ -17,9 +17,10 @@ from .workdir import BINDING_HEADER, Solution
 # %% auto #0
 __all__ = ['REGISTRY_SOURCE', 'COMPILER_ERROR', 'API_HINTS', 'Backend', 'get_backend', 'find_nvcc', 'compiler_version',
            'cuda_extra_paths', 'compile_cmd', 'link_cmd', 'BuildResult', 'write_atomic', 'write_if_changed', 'touch',
-           'stage_sources', 'object_key', 'api_hints', 'compile_one', 'uses_torch_headers', 'build_solution',
-           'link_solution', 'inline_specs', 'inline_ext_dir', 'clear_batons', 'build_ahead', 'failed_build',
-           'remember_failed_build', 'prebuild_single', 'torch_mode_spec', 'tmp_beside', 'build_entries', 'prune_builds']
+           'stage_sources', 'object_key', 'api_hints', 'log_excerpt', 'compile_one', 'uses_torch_headers',
+           'build_solution', 'link_solution', 'inline_specs', 'inline_ext_dir', 'clear_batons', 'build_ahead',
+           'failed_build', 'remember_failed_build', 'prebuild_single', 'torch_mode_spec', 'tmp_beside', 'build_entries',
+           'prune_builds']
 
 # %% ../nbs/03_build.ipynb #d6a95eaa
 @dataclass(frozen=True)
@@ -177,6 +178,12 @@ API_HINTS = [(re.compile(r'no suitable conversion function from "?const at::Depr
 def api_hints(log: str) -> list[str]:
     "One-line hints for known removed torch APIs that `log` shows."
     return [h for pat, h in API_HINTS if pat.search(log)]
+
+# %% ../nbs/03_build.ipynb #b6a500f8
+def log_excerpt(log: str, n: int = 3000) -> str:
+    "`n` characters of a build log from its first compiler error (else its last `n`): what a person or a model should read."
+    m = COMPILER_ERROR.search(log)
+    return log[m.start():m.start() + n] if m else log[-n:]
 
 # %% ../nbs/03_build.ipynb #56176b55
 def compile_one(backend: Backend, src: Path, timeout: float) -> tuple[Path, dict, str|None]:

@@ -15,7 +15,7 @@ from fastcore.basics import patch
 from .config import get_settings, cache_dir
 from .tasks import Task, TaskError, load_module, build_model, make_inputs, resolve_preset, seed_torch
 from .workdir import Solution, SolutionError, load_solution
-from .build import Backend, BuildResult, get_backend, build_solution, stage_sources, prune_builds, inline_ext_dir, torch_mode_spec, _first_error
+from .build import Backend, BuildResult, get_backend, build_solution, stage_sources, prune_builds, inline_ext_dir, torch_mode_spec, _first_error, log_excerpt
 from .sandbox import Sandbox, Session, ChildDied, worker_env, pack_big, unpack_big, _tensor_bytes
 from .verify import *
 from .hacks import (trial_fill, fill_garbage_, probe_overrides, probe_module, check_shape_general, custom_kernel_share,
@@ -117,7 +117,8 @@ def _ms(x): return f"{x:.4g} ms" if x is not None else 'n/a'
 def summary(self: EvalResult) -> str:
     "Short, model-friendly text of the result."
     b, lines = self.breakdown, []
-    lines.append(f"compile: {'ok' if self.compiled else 'FAILED'} ({b.get('compile_s', 0):.2f} s)" + ('' if self.compiled else f"\n{self.error}\n{self.compile_log[-3000:]}"))
+    lines.append(f"compile: {'ok' if self.compiled else 'FAILED'} ({b.get('compile_s', 0):.2f} s)" + ('' if self.compiled else f"\n{self.error}\n{log_excerpt(self.compile_log)}"))
+    if self.compiled and self.build_ahead and not self.build_ahead['ok']: lines.append(f"build ahead: FAILED, the file ran as written: {self.build_ahead['error']}")
     if self.task_error: return '\n'.join(lines * (self.compiled or bool(self.compile_log)) + [f"task error: {self.task_error}", "reward: none (the task failed, not the candidate: not scored)"])
     if self.compiled and self.stage in ('verify', 'profile', 'done'):
         lines.append('verify: ' + ('ok' if self.correct else f"FAILED - {self.error}"))
