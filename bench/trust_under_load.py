@@ -72,6 +72,7 @@ def main():
     ap.add_argument('--sizes', default='relu_2us,relu_20us,relu_2ms')
     ap.add_argument('--load-evaluators', type=int, default=2, help='other evaluator processes per visible GPU')
     ap.add_argument('--no-cpu-load', action='store_true', help='leave the CPU cores idle')
+    ap.add_argument('--solutions', default=','.join(HONEST + EXPLOITS), help='which of the honest and exploit solutions to run')
     args = ap.parse_args()
     for k in ('repeats', 'repeats_honest', 'repeats_2ms', 'load_evaluators'):
         if getattr(args, k) < 0: ap.error(f"--{k.replace('_', '-')} must be >= 0")
@@ -101,6 +102,7 @@ def main():
                 task = load_task(ROOT / 'tests/tasks' / f'{size}.py')
                 n = args.repeats_2ms if size == 'relu_2ms' else args.repeats
                 plan = [(s, args.repeats_honest if size != 'relu_2ms' else 1) for s in HONEST] + [(s, n) for s in EXPLOITS]
+                plan = [(s, k) for s, k in plan if s in args.solutions.split(',')]
                 for sol, reps in plan:
                     for _ in range(reps):
                         t0 = time.perf_counter()

@@ -726,9 +726,11 @@ def check_stream_coverage(event_ms: float, spans: list|None, slack: float = 0.25
         return Flag('unsynchronized_output', f"the call's GPU work spans {span:.4g} ms on all streams but {event_ms:.4g} ms on the timed stream: work left running on other streams")
 
 # %% ../nbs/07_reward.ipynb #9473a1d8
-def check_stream_order(order: dict|None) -> Flag|None:
-    "No GPU work of a call may start before the caller's stream reaches the call or end after it moves past (`profile.call_order`)."
-    if not order or not (order['early'] or order['late']): return None
+def check_stream_order(order: dict|None, share: float = 0.25, least: int = 3) -> Flag|None:
+    "The calls' GPU work must be ordered with the caller's stream (`profile.call_order`): too many calls started early or ended late is `unsynchronized_output`."
+    if not order: return None
+    bar = max(least, share * order['calls'])
+    if order['early'] < bar and order['late'] < bar: return None
     return Flag('unsynchronized_output', f"{order['early']} of {order['calls']} profiled calls started GPU work before the caller's stream reached the call, "
                 f"{order['late']} left work running after it moved on: work on streams never ordered with the caller's")
 
