@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, asdict
 from pathlib import Path
 import torch
 from .config import get_settings
-from .tasks import Task, load_tasks
+from .tasks import Task, TaskError, load_tasks
 
 # %% auto #0
 __all__ = ['PROTECTED', 'MAX_READ_CHARS', 'MAX_LIST', 'TOOLS', 'TOOL_NAMES', 'SYSTEM_PROMPT', 'TASK_PROMPT', 'PARSE_HINT',
@@ -545,6 +545,7 @@ def _reference_rows(self: KernelEnv) -> list:
 def _reference_table(self: KernelEnv) -> str:
     if self._ref_table is None:
         try: self._ref_table = format_kernel_table(self._reference_rows())
+        except TaskError as e: self._ref_table, self._task_error = f"(the reference failed: {e})", str(e)     # the task's error
         except Exception as e: self._ref_table = f"(reference profile unavailable: {type(e).__name__}: {e})"
     return self._ref_table
 KernelEnv._evaluate, KernelEnv._reference_rows, KernelEnv._reference_table = _evaluate, _reference_rows, _reference_table
@@ -552,6 +553,9 @@ KernelEnv._evaluate, KernelEnv._reference_rows, KernelEnv._reference_table = _ev
 # %% ../nbs/08_agent.ipynb #330d2642
 def _profile_tool(self: KernelEnv):
     ref = f"Reference (PyTorch eager) kernels, by total time:\n{self._reference_table()}"
+    if getattr(self, '_task_error', None):      # the task itself fails: the episode ends unscored, marked invalid
+        self.done, self.stop_reason = True, 'task_error'
+        return f"{ref}\ntask error: {self._task_error}", {'task_error': self._task_error, 'reward': None}, None, None
     if 'model_new.py' not in solution_files(self.workdir): return ref + "\n\n(no model_new.py yet: nothing of yours to profile)", {}, None, None
     text, d, reward, files = self._evaluate('profile')
     mine = (d.get('timings') or {}).get('candidate_kernels')

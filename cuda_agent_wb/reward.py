@@ -925,6 +925,6 @@ def reference_kernels(self: Evaluator, task: Task) -> list[dict]:
             self.device_lock.shared()
             try: res = self.ref.ask({'cmd': 'kernels', 'task': task.to_dict(), 'backend': self.backend.name, 'preset': None}, timeout=600)
             finally: self.device_lock.release()
-            if 'error' in res: raise RuntimeError(f"{task.id}: reference profile failed: {res['error']}")
+            if 'error' in res: raise TaskError(f"{task.id}: reference profile failed: {res['error']}")   # the reference alone ran: the task's error
             self.ref_kernels[task.hash] = res['rows']
         return self.ref_kernels[task.hash]
