@@ -14,11 +14,12 @@ import pandas as pd
 from .rollout import read_trajectory, best_step, _traj_files, _versions, _device_name
 
 # %% auto #0
-__all__ = ['FAST_P', 'BEST_COLUMNS', 'PAPER_TABLE1', 'pass_rate', 'faster_rate', 'geomean_speedup', 'fast_p', 'group_metrics',
-           'level_of', 'metrics_by_level', 'best_row', 'best_solutions', 'per_task_best', 'rescore_row', 'rescore',
+__all__ = ['FAST_P', 'TIMING_COLUMNS', 'BEST_COLUMNS', 'PAPER_TABLE1', 'SOLUTION_COLUMNS', 'pass_rate', 'faster_rate',
+           'geomean_speedup', 'fast_p', 'significant_rate', 'group_metrics', 'level_of', 'metrics_by_level',
+           'timing_cols', 'best_row', 'best_solutions', 'per_task_best', 'failure_reasons', 'rescore_row', 'rescore',
            'env_now', 'run_description', 'eval_results', 'paper_table', 'fast_p_table', 'timed', 'speedup_bars',
-           'speedup_scatter', 'report_html', 'write_report', 'NoTrajectories', 'trajectory_sets', 'write_reports',
-           'match_solution', 'solution_pairs', 'survives', 'reverify', 'reverify_summary']
+           'failure_bars', 'speedup_scatter', 'report_html', 'write_report', 'NoTrajectories', 'trajectory_sets',
+           'write_reports', 'match_solution', 'solution_pairs', 'survives', 'reverify', 'reverify_summary']
 
 # %% ../nbs/13_eval.ipynb #6a898efb
 def _arrays(correct, speedup):
@@ -55,12 +56,26 @@ def fast_p(correct, speedup, ps=FAST_P) -> dict:
     return {f"fast_{p:g}": faster_rate(correct, speedup, p) for p in ps}
 
 # %% ../nbs/13_eval.ipynb #7b1563d7
+def _col(df, c): return df[c] if c in df else pd.Series(np.nan, index=df.index, dtype=float)
+
+def significant_rate(correct, speedup, ci_low) -> float:
+    "Fraction of all tasks that are correct, faster (> 1) and whose speedup interval lies above 1.0."
+    c, s = _arrays(correct, speedup); _, lo = _arrays(correct, ci_low)
+    if not c.size: return float('nan')
+    return float((c & (np.nan_to_num(s, nan=-np.inf) > 1) & (np.nan_to_num(lo, nan=-np.inf) > 1)).mean())
+
 def group_metrics(df: pd.DataFrame) -> dict:
     "Every metric for one group of best solutions."
     c, e, k = df['correct'].fillna(False).astype(bool), df['speedup_vs_eager'], df['speedup_vs_compile']
+    el, kl = _col(df, 'speedup_vs_eager_ci_low'), _col(df, 'speedup_vs_compile_ci_low')
+    fe, fk = faster_rate(c, e, 1.0), faster_rate(c, k, 1.0)
+    se, sk = significant_rate(c, e, el), significant_rate(c, k, kl)
     return dict(n=len(df), n_correct=int(c.sum()), n_timed=int((c & k.notna()).sum()), pass_rate=pass_rate(c),
-                faster_than_eager=faster_rate(c, e, 1.0), faster_than_eager_1_05=faster_rate(c, e, 1.05),
-                faster_than_compile=faster_rate(c, k, 1.0), faster_than_compile_1_05=faster_rate(c, k, 1.05),
+                faster_than_eager=fe, faster_than_eager_1_05=faster_rate(c, e, 1.05),
+                faster_than_compile=fk, faster_than_compile_1_05=faster_rate(c, k, 1.05),
+                faster_than_eager_significant=se, faster_than_compile_significant=sk,
+                n_faster_than_eager_not_significant=int(round((fe - se) * len(df))) if len(df) else 0,
+                n_faster_than_compile_not_significant=int(round((fk - sk) * len(df))) if len(df) else 0,
                 geomean_vs_eager=geomean_speedup(c, e), geomean_vs_compile=geomean_speedup(c, k),
                 fast_p_eager=fast_p(c, e), fast_p_compile=fast_p(c, k))
 
@@ -72,16 +87,34 @@ def level_of(task_id: str) -> str:
 
 # %% ../nbs/13_eval.ipynb #749be3d3
 def metrics_by_level(df: pd.DataFrame) -> dict:
-    "{'overall': metrics, 'level 1': metrics, ...} (levels in order; 'other' last)."
+    "{'overall': metrics, 'level 1': metrics, ...} (levels in order; 'other' last); per rule set and per backend when mixed."
     out = {'overall': group_metrics(df)}
     for lv in sorted(df['level'].unique(), key=lambda x: (x == 'other', x)): out[f"level {lv}"] = group_metrics(df[df['level'] == lv])
-    if 'rules' in df and df['rules'].nunique() > 1:                    # results under both rule sets: each on its own too
-        for r in sorted(df['rules'].unique()): out[f"rules {r}"] = group_metrics(df[df['rules'] == r])
+    for col, name in (('rules', 'rules'), ('backend', 'backend')):   # mixed sets: each on its own too
+        if col in df and df[col].nunique() > 1:
+            for r in sorted(df[col].dropna().unique()): out[f"{name} {r}"] = group_metrics(df[df[col] == r])
+    return out
+
+# %% ../nbs/13_eval.ipynb #e25a0004
+def _ratio_ci(base: dict|None, cand: dict|None) -> tuple:
+    "The interval of base / cand from the two medians' 95 % CIs (None, None when either is missing)."
+    if not base or not cand or not cand.get('ci_low') or base.get('ci_low') is None: return None, None
+    return base['ci_low'] / cand['ci_high'], base['ci_high'] / cand['ci_low']
+
+def timing_cols(result: dict|None) -> dict:
+    "Median and 95 % CI (ms) of the candidate and each baseline, and each speedup's interval, from a result's timings."
+    t, out = (result or {}).get('timings') or {}, {}
+    for n in ('candidate', 'eager', 'compile'):
+        m = t.get(n) or {}
+        out.update({f'{n}_ms': m.get('median'), f'{n}_ci_low_ms': m.get('ci_low'), f'{n}_ci_high_ms': m.get('ci_high')})
+    for b in ('eager', 'compile'):
+        lo, hi = _ratio_ci(t.get(b), t.get('candidate'))
+        out.update({f'speedup_vs_{b}_ci_low': lo, f'speedup_vs_{b}_ci_high': hi})
     return out
 
 # %% ../nbs/13_eval.ipynb #6bb2a8d8
 def best_row(traj: dict, file=None) -> dict:
-    "One row for a trajectory: its best step's correctness, reward and speedups."
+    "One row for a trajectory: its best step's correctness, reward, speedups and timings (median, 95 % CI)."
     h, sm = traj['header'], traj.get('summary') or {}
     b = best_step(traj['steps']); r = (b or {}).get('result') or {}
     return dict(task_id=h['task_id'], sample=h['sample'], level=level_of(h['task_id']), file=str(file) if file else None,
@@ -92,10 +125,12 @@ def best_row(traj: dict, file=None) -> dict:
                 best_turn=b['turn'] if b else None, reward=b['reward'] if b else None,
                 correct=bool(r.get('correct')), speedup_vs_eager=r.get('speedup_vs_eager'),
                 speedup_vs_compile=r.get('speedup_vs_compile'), flags=r.get('flags') or [],
-                prompt_tokens=sm.get('prompt_tokens'), completion_tokens=sm.get('completion_tokens'))
+                prompt_tokens=sm.get('prompt_tokens'), completion_tokens=sm.get('completion_tokens'), **timing_cols(r))
 
+TIMING_COLUMNS = [f'{n}_{x}' for n in ('candidate', 'eager', 'compile') for x in ('ms', 'ci_low_ms', 'ci_high_ms')] + \
+                 [f'speedup_vs_{b}_ci_{x}' for b in ('eager', 'compile') for x in ('low', 'high')]
 BEST_COLUMNS = ['task_id', 'sample', 'level', 'file', 'policy', 'model', 'backend', 'device', 'rules', 'allow_tf32', 'turns', 'finished', 'stop_reason',
-                'best_turn', 'reward', 'correct', 'speedup_vs_eager', 'speedup_vs_compile', 'flags', 'prompt_tokens', 'completion_tokens']
+                'best_turn', 'reward', 'correct', 'speedup_vs_eager', 'speedup_vs_compile', 'flags', 'prompt_tokens', 'completion_tokens'] + TIMING_COLUMNS
 
 # %% ../nbs/13_eval.ipynb #319145e4
 def best_solutions(src) -> tuple[pd.DataFrame, list[str]]:
@@ -115,6 +150,14 @@ def per_task_best(df: pd.DataFrame) -> pd.DataFrame:
     "Each task's best trajectory: correct first, then reward, then speedup vs compile."
     key = df.assign(_c=df['correct'].astype(int), _r=df['reward'].fillna(-9), _s=df['speedup_vs_compile'].fillna(-1))
     return key.sort_values(['_c', '_r', '_s'], ascending=False).drop_duplicates('task_id').drop(columns=['_c', '_r', '_s']).sort_values('task_id').reset_index(drop=True)
+
+# %% ../nbs/13_eval.ipynb #e25a0007
+def failure_reasons(df: pd.DataFrame) -> pd.DataFrame:
+    "Why each trajectory whose best solution is not correct failed: its flags, or 'no evaluated step'; cut-off ones marked."
+    bad = df[~df['correct'].fillna(False).astype(bool)]
+    rows = [dict(task_id=r.task_id, sample=r.sample, reason=f, cut_off=not r.finished)
+            for r in bad.itertuples() for f in ((list(r.flags) or ['not correct, no flag']) if pd.notna(r.best_turn) else ['no evaluated step'])]
+    return pd.DataFrame(rows, columns=['task_id', 'sample', 'reason', 'cut_off'])
 
 # %% ../nbs/13_eval.ipynb #8bdfa3d7
 def _solution_dir(solution: dict, root: Path) -> Path:
@@ -168,7 +211,7 @@ def _one(values, none='n/a') -> str:
 
 # %% ../nbs/13_eval.ipynb #d97409bc
 def run_description(df: pd.DataFrame, rescored: bool = False) -> list[str]:
-    "The report's first lines: what was measured where, by which policy, under which rules and precision."
+    "The report's first lines: what was measured where, by which policy, under which rules and precision; what is missing."
     col = lambda c, default=None: df[c] if c in df else pd.Series([default] * len(df), dtype=object)
     pol = [f"{p} ({m})" if m else str(p) for p, m in zip(col('policy', 're-verified solutions'), col('model'))]
     lines = [f"backend: {_one(col('backend'))}; device: {_one(col('device'))}",
@@ -176,6 +219,11 @@ def run_description(df: pd.DataFrame, rescored: bool = False) -> list[str]:
              f"rule set: {_one(col('rules', 'cuda-agent'))}; precision: TF32 {'on' if col('allow_tf32', False).fillna(False).astype(bool).any() else 'off'}",
              'scores: re-measured by the evaluator now' if rescored else 'scores: as recorded in the trajectories']
     if set(col('backend')) == {'cpu'}: lines.append("CPU timings: not comparable with the paper's GPU numbers (shown for reference only)")
+    if col('backend').nunique() > 1: lines.append("backends mixed: speedups compare only within one backend (see the per-backend columns)")
+    if (cut := int((~col('finished', True).fillna(True).astype(bool)).sum())): lines.append(f"{cut} trajectories cut off (no summary record): scored on the steps they have")
+    if 'finished' in df and len(fr := failure_reasons(df)):
+        n_bad = int((~df['correct'].fillna(False).astype(bool)).sum())
+        lines.append(f"not correct: {n_bad} of {len(df)} (" + ', '.join(f"{k} {v}" for k, v in fr['reason'].value_counts().items()) + ')')
     return lines
 
 # %% ../nbs/13_eval.ipynb #a67c8022
@@ -188,15 +236,18 @@ def _jsonable(x):
 
 # %% ../nbs/13_eval.ipynb #d6984c62
 def eval_results(df: pd.DataFrame, src=None, errors=(), rescored=False) -> dict:
-    "Metrics (overall and per level), solutions, environments and the paper's numbers, JSON-ready."
+    "Metrics (overall and per level), solutions, failures, environments and the paper's numbers, JSON-ready."
     envs = df[['backend', 'device']].drop_duplicates().to_dict('records') if len(df) else []
     return _jsonable(dict(source=str(src) if src else None, rescored=rescored, run=run_description(df, rescored), metrics=metrics_by_level(df),
                           solutions=df.drop(columns=[c for c in ('file',) if c in df]).to_dict('records'),
+                          failures=failure_reasons(df).to_dict('records') if 'finished' in df else [],
                           errors=list(errors), env=env_now(), trajectory_envs=envs, paper=PAPER_TABLE1))
 
 # %% ../nbs/13_eval.ipynb #27681ad7
 _ROWS = [('pass_rate', 'pass rate', '%'), ('faster_than_eager', 'faster than eager (>1)', '%'),
+         ('faster_than_eager_significant', 'faster than eager (>1, 95 % CI above 1)', '%'),
          ('faster_than_eager_1_05', 'faster than eager (>1.05)', '%'), ('faster_than_compile', 'faster than compile (>1)', '%'),
+         ('faster_than_compile_significant', 'faster than compile (>1, 95 % CI above 1)', '%'),
          ('faster_than_compile_1_05', 'faster than compile (>1.05)', '%'), ('geomean_vs_eager', 'geomean speedup vs eager', 'x'),
          ('geomean_vs_compile', 'geomean speedup vs compile', 'x')]
 
@@ -219,8 +270,13 @@ def fast_p_table(res: dict) -> pd.DataFrame:
 
 # %% ../nbs/13_eval.ipynb #8caff5ed
 def _hover(d):
-    return [f"{r.task_id} (sample {r.sample}, level {r.level})<br>vs eager {r.speedup_vs_eager:.3g}x · vs compile {r.speedup_vs_compile:.3g}x"
-            for r in d.itertuples()]
+    "Hover text: task, sample, level, speedups with their intervals, and whether each is significant."
+    def iv(r, b):
+        lo, hi = getattr(r, f'speedup_vs_{b}_ci_low', None), getattr(r, f'speedup_vs_{b}_ci_high', None)
+        if lo is None or hi is None or pd.isna(lo) or pd.isna(hi): return ''
+        return f" [{lo:.3g}, {hi:.3g}]" + (' (overlaps 1: not significant)' if lo <= 1 <= hi else '')
+    return [f"{r.task_id} (sample {r.sample}, level {r.level})<br>vs eager {r.speedup_vs_eager:.3g}x{iv(r, 'eager')}"
+            f"<br>vs compile {r.speedup_vs_compile:.3g}x{iv(r, 'compile')}" for r in d.itertuples()]
 
 # %% ../nbs/13_eval.ipynb #cc68d628
 def timed(df: pd.DataFrame) -> pd.DataFrame:
@@ -228,18 +284,42 @@ def timed(df: pd.DataFrame) -> pd.DataFrame:
     return df[df['correct'] & df['speedup_vs_eager'].notna() & df['speedup_vs_compile'].notna()].copy()
 
 # %% ../nbs/13_eval.ipynb #bbd7414e
+def _empty_note(fig, text: str):
+    "Write `text` across an empty figure (nothing to plot is said, not drawn as a blank)."
+    fig.add_annotation(text=text, showarrow=False, xref='paper', yref='paper', x=0.5, y=0.5, font=dict(size=15))
+    return fig
+
+def _bar_error(g, vs: str):
+    "Asymmetric error bars of the speedups' 95 % intervals (none where a row has no interval)."
+    lo, hi, y = _col(g, f'speedup_vs_{vs}_ci_low'), _col(g, f'speedup_vs_{vs}_ci_high'), g[f'speedup_vs_{vs}']
+    return dict(type='data', symmetric=False, array=(hi - y).clip(lower=0).fillna(0).tolist(), arrayminus=(y - lo).clip(lower=0).fillna(0).tolist())
+
 def speedup_bars(df: pd.DataFrame, vs: str = 'compile'):
-    "Sorted per-kernel speedup bars vs `eager` or `compile`, one trace per level, with the 1.05 line."
+    "Sorted per-kernel speedup bars vs `eager` or `compile` with their 95 % intervals, one trace per level, with the 1.05 line."
     import plotly.graph_objects as go
     d = timed(df).sort_values(f'speedup_vs_{vs}', ascending=False)
-    d['label'] = d['task_id'] + d['sample'].map(lambda k: f" #{k}" if k else '')
+    d['label'] = [f"{t} #{k}" if k else str(t) for t, k in zip(d['task_id'], d['sample'])]
     fig = go.Figure([go.Bar(x=g['label'], y=g[f'speedup_vs_{vs}'], name=f"level {lv}", hovertext=_hover(g), hoverinfo='text',
-                            customdata=g[['task_id', 'sample']].values) for lv, g in d.groupby('level', sort=True)])
+                            error_y=_bar_error(g, vs), customdata=g[['task_id', 'sample']].values) for lv, g in d.groupby('level', sort=True)])
     fig.add_hline(y=1.05, line_dash='dash', line_color='red', annotation_text='1.05')
     fig.add_hline(y=1.0, line_color='grey', line_width=1)
-    fig.update_layout(title=f"Speedup vs {'torch.compile' if vs == 'compile' else 'eager'} ({len(d)} correct, timed solutions)",
+    fig.update_layout(title=f"Speedup vs {'torch.compile' if vs == 'compile' else 'eager'} ({len(d)} correct, timed solutions; bars: 95 % interval)",
                       yaxis_title='speedup (x)', xaxis={'categoryorder': 'array', 'categoryarray': list(d['label'])}, height=420)
-    return fig
+    return _empty_note(fig, f"no correct, timed solution among {len(df)} trajectories: nothing to plot (see what failed)") if not len(d) else fig
+
+# %% ../nbs/13_eval.ipynb #e25a0011
+def failure_bars(df: pd.DataFrame):
+    "Bars of what failed and why: trajectories per failure reason, finished and cut off apart."
+    import plotly.graph_objects as go
+    fr = failure_reasons(df); n_bad = int((~df['correct'].fillna(False).astype(bool)).sum())
+    fig = go.Figure()
+    for cut, name in ((False, 'finished'), (True, 'cut off (no summary record)')):
+        g = fr[fr['cut_off'] == cut].groupby('reason')
+        if len(fr[fr['cut_off'] == cut]): fig.add_trace(go.Bar(x=list(g.size().index), y=g.size().tolist(), name=name,
+                                                                hovertext=[', '.join(f"{t} #{k}" for t, k in zip(x['task_id'], x['sample'])) for _, x in g], hoverinfo='text+y'))
+    fig.update_layout(barmode='stack', title=f"What failed and why: {n_bad} of {len(df)} trajectories without a correct solution",
+                      yaxis_title='trajectories', xaxis_title='reason (flag of the best evaluated step)', height=380)
+    return _empty_note(fig, 'every trajectory has a correct solution: nothing failed') if not n_bad else fig
 
 # %% ../nbs/13_eval.ipynb #a1bf0174
 def speedup_scatter(df: pd.DataFrame):
@@ -252,28 +332,41 @@ def speedup_scatter(df: pd.DataFrame):
     for f in (fig.add_hline, fig.add_vline): f(1.05, line_dash='dash', line_color='red')
     fig.update_layout(title='Speedup vs eager against speedup vs torch.compile', xaxis_title='vs eager (x)',
                       yaxis_title='vs torch.compile (x)', xaxis_type='log', yaxis_type='log', height=480)
-    return fig
+    return _empty_note(fig, f"no correct, timed solution among {len(df)} trajectories: nothing to plot") if not len(d) else fig
 
 # %% ../nbs/13_eval.ipynb #fc71919b
 def _html_table(df, **kw): return df.to_html(classes='tbl', border=0, na_rep='', **kw)
 
+# %% ../nbs/13_eval.ipynb #e25a0013
+def _skipped_html(res: dict) -> str:
+    "What the report could not score or scored on partial steps, named (nothing when it has everything)."
+    items = [f"skipped: {e}" for e in res.get('errors', [])]
+    items += [f"cut off (scored on the steps it has): {s['task_id']} #{s['sample']}, {s['turns']} turns" for s in res['solutions'] if s.get('finished') is False]
+    return f"<h2>Skipped or incomplete</h2><ul>{''.join(f'<li>{html.escape(i)}</li>' for i in items)}</ul>" if items else ''
+
+SOLUTION_COLUMNS = ['task_id', 'sample', 'level', 'backend', 'finished', 'best_turn', 'reward', 'correct', 'flags', 'speedup_vs_eager', 'speedup_vs_eager_ci_low',
+                    'speedup_vs_eager_ci_high', 'speedup_vs_compile', 'speedup_vs_compile_ci_low', 'speedup_vs_compile_ci_high',
+                    'candidate_ms', 'candidate_ci_low_ms', 'candidate_ci_high_ms', 'eager_ms', 'eager_ci_low_ms', 'eager_ci_high_ms',
+                    'compile_ms', 'compile_ci_low_ms', 'compile_ci_high_ms']
+
 # %% ../nbs/13_eval.ipynb #9f7136f2
 def report_html(res: dict, df: pd.DataFrame, title: str = 'cuda-agent-wb eval report') -> str:
     "The standalone HTML report for results `res` and the solutions table `df`."
-    figs = [speedup_bars(df, 'eager'), speedup_bars(df, 'compile'), speedup_scatter(df)]
+    figs = [failure_bars(df), speedup_bars(df, 'eager'), speedup_bars(df, 'compile'), speedup_scatter(df)]
     plots = [f.to_html(full_html=False, include_plotlyjs=(i == 0), default_height='440px') for i, f in enumerate(figs)]
-    cols = ['task_id', 'sample', 'level', 'best_turn', 'reward', 'correct', 'speedup_vs_eager', 'speedup_vs_compile', 'flags']
     env = json.dumps({'scoring': res['env'], 'trajectories': res['trajectory_envs']}, indent=1)
     css = ("body{font-family:sans-serif;margin:2em;max-width:1200px} .tbl{border-collapse:collapse;font-size:13px}"
            ".tbl td,.tbl th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}")
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{title}</title><style>{css}</style></head><body>"
             f"<h1>{title}</h1><ul>{''.join(f'<li>{html.escape(l)}</li>' for l in res.get('run', []))}</ul>"
-            f"<p>source: <code>{res['source']}</code>; {res['metrics']['overall']['n']} trajectories; "
-            f"{'re-scored by the evaluator' if res['rescored'] else 'scored from the results recorded in the trajectories'}.</p>"
-            f"<h2>Metrics (this run) and the paper's Table 1</h2><p>The last column is the paper's, not measured here.</p>"
+            f"<p>source: <code>{html.escape(str(res['source']))}</code>; {res['metrics']['overall']['n']} trajectories; "
+            f"{'re-scored by the evaluator' if res['rescored'] else 'scored from the results recorded in the trajectories'}.</p>{_skipped_html(res)}"
+            f"<h2>Metrics (this run) and the paper's Table 1</h2><p>The last column is the paper's, not measured here. "
+            f"A speedup counts as significant when its 95 % interval lies above 1.</p>"
             f"{_html_table(paper_table(res))}<h2>fast_p</h2>{_html_table(fast_p_table(res), float_format='{:.3f}'.format)}"
-            f"<h2>Per-kernel speedups</h2>{''.join(plots)}<h2>Solutions</h2>"
-            f"{_html_table(df[[c for c in cols if c in df]], index=False, float_format='{:.3f}'.format)}"
+            f"<h2>What failed, and per-kernel speedups</h2>{''.join(plots)}<h2>Solutions</h2>"
+            f"<p>Times are medians in milliseconds with their 95 % confidence intervals; speedups with their intervals.</p>"
+            f"{_html_table(df[[c for c in SOLUTION_COLUMNS if c in df]], index=False, float_format='{:.4g}'.format)}"
             f"<h2>Environment</h2><pre>{env}</pre></body></html>")
 
 # %% ../nbs/13_eval.ipynb #bfe2f9f8
