@@ -252,6 +252,8 @@ def _run_rollout(tasks, policy, samples, backend, out, resume=False, workers=0, 
         best = best_per_task(df)
         if len(best) and samples > 1: typer.echo("\nbest trajectory per task:\n" + best[cols].to_string(index=False))
     errs = df['error'].notna().sum() if 'error' in df else 0
+    for r in (df[df['invalid'].fillna(False).astype(bool)].itertuples() if 'invalid' in df else ()):
+        typer.echo(f"cawb: {r.task_id} sample {r.sample}: a task error, not scored (the episode is invalid): {r.task_error}", err=True)
     typer.echo(f"{len(df)} trajectories in {out}, {errs} failed", err=True)
     return df
 
@@ -288,7 +290,7 @@ def rollout(tasks: Path = typer.Argument(..., help="task file or folder"),
     kw = {k: v for k, v in dict(model=model, base_url=base_url, replay=replay, scripts=scripts).items() if v is not None}
     if temperature is not None: kw['temperature'] = temperature
     df = _run_rollout(ts, policy, samples, be, out, resume, workers, eval_workers, max_turns, mode, layout=layout, url=url, **kw)
-    if df['error'].notna().all(): raise typer.Exit(1)
+    if (df['error'].notna() | (df['invalid'].fillna(False).astype(bool) if 'invalid' in df else False)).all(): raise typer.Exit(1)   # nothing scored
 
 # %% ../nbs/90_cli.ipynb #504bab17
 def _print_eval(res):

@@ -36,7 +36,8 @@ def test_task_error_rollout_marks_the_episode_invalid(tmp_path):
     from cuda_agent_wb.train import rollout_stats, rft_reject_reason
     from cuda_agent_wb.eval import best_solutions
     r = run_cawb('rollout', broken_task(tmp_path), '--policy', 'scripted', '--backend', 'cpu', '--out', tmp_path/'traj', '--local')
-    assert 'Traceback' not in r.stderr, r.stderr
+    assert 'Traceback' not in r.stderr and r.returncode == 1, (r.returncode, r.stderr)              # nothing was scored
+    assert 'relu sample 0: a task error, not scored' in r.stderr and 'boom at import' in r.stderr, r.stderr
     f, = (tmp_path/'traj').glob('relu__s0.jsonl')
     t = read_trajectory(f); sm = t['summary']
     assert sm['invalid'] is True and sm['stop_reason'] == 'task_error' and 'boom at import' in sm['task_error'], sm
