@@ -15,8 +15,8 @@ from .eval import level_of
 
 # %% auto #0
 __all__ = ['index_row', 'index_trajectories', 'filter_index', 'load_trajectory', 'file_versions', 'step_diff', 'diff_html',
-           'log_html', 'profile_table', 'verify_html', 'step_html', 'turn_table', 'turn_figure', 'Explorer', 'show',
-           'widget', 'export_html', 'explore']
+           'log_html', 'profile_table', 'verify_html', 'call_html', 'step_html', 'turn_table', 'turn_figure',
+           'Explorer', 'show', 'reveal', 'widget', 'export_html', 'explore']
 
 # %% ../nbs/14_explore.ipynb #44234ce6
 def _last_line(f, block: int = 1 << 16) -> str:
@@ -110,38 +110,56 @@ def log_html(text: str) -> str:
     return "<pre>" + '\n'.join(f"<span class='err'>{html.escape(l)}</span>" if is_err(l) else html.escape(l)
                                for l in (text or '').splitlines()) + "</pre>"
 
+# %% ../nbs/14_explore.ipynb #e25b0001
+def _num(v) -> str: return '—' if v is None else f"{v:g}" if isinstance(v, (int, float)) else str(v)
+
+def _tokens(tok: dict|None) -> str:
+    "Prompt and completion tokens in words ('estimated' when the policy only estimated them)."
+    if not tok: return 'tokens —'
+    return f"tokens: prompt {_num(tok.get('prompt'))}, completion {_num(tok.get('completion'))}" + (' (estimated)' if tok.get('estimated') else '')
+
 # %% ../nbs/14_explore.ipynb #9a0500fc
+def _ci(m: dict) -> str: return f"[{m['ci_low']:.4g}, {m['ci_high']:.4g}]" if m.get('ci_low') is not None else ''
+
 def profile_table(result: dict|None) -> pd.DataFrame:
-    "Per-kernel rows of the candidate plus the candidate / eager / compile medians (ms); empty if not profiled."
+    "Per-kernel rows of the candidate (µs per call) plus the candidate / eager / compile medians with their 95 % CIs (ms); empty if not profiled."
     t = (result or {}).get('timings') or {}
     rows = [dict(what='kernel', name=k['name'], calls=k.get('calls'), us_per_call=k.get('us_per_call'), pct=k.get('pct'))
             for k in t.get('candidate_kernels') or []]
-    rows += [dict(what='median ms', name=n, us_per_call=t[n]['median'] * 1e3) for n in ('candidate', 'eager', 'compile') if n in t]
-    return pd.DataFrame(rows, columns=['what', 'name', 'calls', 'us_per_call', 'pct'])
+    rows += [dict(what='whole forward', name=n, median_ms=t[n]['median'], ci95_ms=_ci(t[n])) for n in ('candidate', 'eager', 'compile') if n in t]
+    return pd.DataFrame(rows, columns=['what', 'name', 'calls', 'us_per_call', 'pct', 'median_ms', 'ci95_ms'])
 
 # %% ../nbs/14_explore.ipynb #33ad5f5d
-def verify_html(result: dict|None) -> str:
-    "Compiled / correct / reward / speedups / flags of an evaluated step."
+def verify_html(result: dict|None, shown: str = '') -> str:
+    "Compiled / correct / reward / speedups / flags of an evaluated step; a compile failure's log only where it holds more than `shown` (the observation), folded."
     if not result: return "<i>not evaluated in this turn</i>"
     f = lambda v: '' if v is None else f"{v:.3g}x"
     flags = ', '.join(result.get('flags') or []) or 'none'
-    return (f"<b>compiled</b> {result.get('compiled')} · <b>correct</b> {result.get('correct')} · <b>reward</b> "
-            f"{result.get('reward')} · <b>vs eager</b> {f(result.get('speedup_vs_eager'))} · <b>vs compile</b> "
-            f"{f(result.get('speedup_vs_compile'))} · <b>flags</b> {flags} · <b>stage</b> {result.get('stage')}"
-            + (f"<br><b>error</b>{log_html(result['error'])}" if result.get('error') else ''))
+    head = (f"<b>compiled</b> {result.get('compiled')} · <b>correct</b> {result.get('correct')} · <b>reward</b> "
+            f"{_num(result.get('reward'))} · <b>vs eager</b> {f(result.get('speedup_vs_eager'))} · <b>vs compile</b> "
+            f"{f(result.get('speedup_vs_compile'))} · <b>flags</b> {flags} · <b>stage</b> {result.get('stage')}")
+    if result.get('compiled') is False:       # the observation already shows the compiler's errors: once is enough
+        log = (result.get('compile_log') or '').strip()
+        return head + (f"<details><summary>the whole compile log</summary>{log_html(log)}</details>" if log and log not in shown else '')
+    return head + (f"<br><b>error</b>{log_html(result['error'])}" if result.get('error') else '')
+
+# %% ../nbs/14_explore.ipynb #e25b0003
+def call_html(action: dict|None, parse_error: str|None = None) -> str:
+    "A tool call: the tool and its short arguments, then file contents and edits as code blocks (not one escaped line)."
+    if not action: return f"<span class='err'>unparseable: {html.escape(parse_error or '')}</span>"
+    args = dict(action.get('args') or {}); code = {k: args.pop(k) for k in ('content', 'old_string', 'new_string', 'command') if isinstance(args.get(k), str)}
+    short = ', '.join(f"{k}={json.dumps(v)[:300]}" for k, v in args.items())
+    return (f"<pre>{html.escape(action['tool'])}({html.escape(short)})</pre>" +
+            ''.join(f"<div><b>{k}</b></div><pre class='code'>{html.escape(v[:20000])}</pre>" for k, v in code.items()))
 
 # %% ../nbs/14_explore.ipynb #0921d403
 def step_html(traj: dict, i: int, versions: list[dict]|None = None) -> dict:
-    "HTML fragments for step i: text, call, observation, diff, verify, profile."
-    s = traj['steps'][i]; versions = versions or file_versions(traj)
-    a = s.get('action'); r = s.get('result') or None
-    call = (f"<pre>{html.escape(a['tool'])}({html.escape(json.dumps(a.get('args'), indent=1)[:4000])})</pre>" if a else
-            f"<span class='err'>unparseable: {html.escape(s.get('parse_error') or '')}</span>")
-    comp = log_html(r['compile_log']) if r and r.get('compiled') is False and r.get('compile_log') else ''
-    return dict(header=f"<b>turn {s['turn']}</b> of {len(traj['steps'])} · reward {s.get('reward')} · tokens {s.get('tokens')}",
-                text=f"<pre>{html.escape(s.get('model_text') or '')}</pre>", call=call, observation=log_html(s.get('observation')),
-                diff=diff_html(step_diff(versions, i)), verify=verify_html(r) + comp,
-                profile=profile_table(r).to_html(index=False, na_rep='', float_format='{:.3g}'.format) if r and r.get('timings') else '<i>no profile in this turn</i>')
+    "HTML fragments for step i: header, text, call, observation, diff, verify, profile."
+    s = traj['steps'][i]; versions = versions or file_versions(traj); r = s.get('result') or None
+    return dict(header=f"<b>turn {s['turn']}</b> of {len(traj['steps'])} · reward {_num(s.get('reward'))} · {_tokens(s.get('tokens'))}",
+                text=f"<pre>{html.escape(s.get('model_text') or '')}</pre>", call=call_html(s.get('action'), s.get('parse_error')),
+                observation=log_html(s.get('observation')), diff=diff_html(step_diff(versions, i)), verify=verify_html(r, s.get('observation') or ''),
+                profile=profile_table(r).to_html(index=False, na_rep='', float_format='{:.4g}'.format) if r and r.get('timings') else '<i>no profile in this turn</i>')
 
 # %% ../nbs/14_explore.ipynb #84e576a2
 def turn_table(traj: dict) -> pd.DataFrame:
@@ -182,14 +200,14 @@ class Explorer:
         self.outcome = W.Dropdown(options=outcomes, description='outcome')
         self.min_reward = W.Dropdown(options=[('any', None), ('>= 1', 1), ('>= 2', 2), ('>= 3', 3)], description='reward')
         self.chooser = W.Dropdown(description='trajectory', layout=W.Layout(width='480px'))
-        self.step = W.IntSlider(min=0, max=0, description='step', continuous_update=False)
-        self.play = W.Play(min=0, max=0, interval=1200, description='play')
+        self.step = W.IntSlider(min=1, max=1, description='turn', continuous_update=False)    # the turn number the header shows
+        self.play = W.Play(min=1, max=1, interval=1200, description='play')
         W.jslink((self.play, 'value'), (self.step, 'value'))
         self.panes = {k: W.HTML() for k in ('header', 'text', 'call', 'observation', 'diff', 'verify', 'profile')}
-        self.fig = None; self.fig_box = W.Box(); self.traj = self.file = None
+        self.fig = None; self.fig_box = W.Box(); self.traj = self.file = None; self.scroller = W.Output()
         for w in (self.level, self.outcome, self.min_reward): w.observe(lambda _: self._refilter(), 'value')
         self.chooser.observe(lambda ch: ch['new'] and ch['new'] != self.file and self.show(ch['new']), 'value')
-        self.step.observe(lambda ch: self._render(ch['new']), 'value')
+        self.step.observe(lambda ch: self._render(ch['new'] - 1), 'value')
         self._refilter()
         if file: self.show(str(file))
 
@@ -206,36 +224,47 @@ def _refilter(self: Explorer):
 Explorer._refilter = _refilter
 
 # %% ../nbs/14_explore.ipynb #874383b0
-def show(self: Explorer, file: str):
-    "Open one trajectory file in the explorer."
+def show(self: Explorer, file: str, reveal: bool = False):
+    "Open one trajectory file in the explorer (at turn 1); `reveal` scrolls the page to it."
     self.file, self.traj = str(file), load_trajectory(str(file)); self.versions = file_versions(self.traj)
     if self.file in {v for _, v in self.chooser.options}: self.chooser.value = self.file    # keep the chooser in step
-    n = max(len(self.traj['steps']) - 1, 0)
+    n = max(len(self.traj['steps']), 1)
     self.fig = turn_figure(self.traj, widget=True); self.fig_box.children = [self.fig]
     self.step.max = self.play.max = n
-    if self.step.value == 0: self._render(0)
-    else: self.step.value = 0
+    if self.step.value == 1: self._render(0)
+    else: self.step.value = 1
+    if reveal: self.reveal()
 Explorer.show = show
+
+# %% ../nbs/14_explore.ipynb #e25b0006
+def reveal(self: Explorer):
+    "Scroll the page to the explorer (a click on a chart further down opens a trajectory up here)."
+    from IPython.display import Javascript
+    self.scroller.outputs = ()
+    self.scroller.append_display_data(Javascript("document.querySelector('.cawb-explorer')?.scrollIntoView({behavior: 'smooth', block: 'start'})"))
+Explorer.reveal = reveal
 
 # %% ../nbs/14_explore.ipynb #1ecec29b
 def _render(self: Explorer, i: int):
-    "Fill the panes for step i and move the turn marker."
+    "Fill the panes for step i and move the turn marker on both panels (reward / speedup and tokens)."
     if not self.traj or not self.traj['steps']: return
     for k, v in step_html(self.traj, i, self.versions).items(): self.panes[k].value = _CSS + f"<div class='cawb'>{v}</div>"
     self.shown_turn = self.traj['steps'][i]['turn']
-    with self.fig.batch_update(): self.fig.layout.shapes[0].x0 = self.fig.layout.shapes[0].x1 = self.shown_turn
+    with self.fig.batch_update():
+        for sh in self.fig.layout.shapes: sh.x0 = sh.x1 = self.shown_turn
 Explorer._render = _render
 
 # %% ../nbs/14_explore.ipynb #a4e0ea08
 def widget(self: Explorer):
-    "The explorer's top-level widget."
+    "The explorer's top-level widget (one sentence instead when there is nothing to explore)."
     W, p = self.W, self.panes
+    if not len(self.index): return W.HTML(f"<b>No trajectories to explore</b> ({len(self.errors)} unreadable).")
     sec = lambda title, w: W.VBox([W.HTML(f"<h4 style='margin:4px 0'>{title}</h4>"), w])
-    return W.VBox([W.HBox([self.level, self.outcome, self.min_reward]), self.chooser, W.HBox([self.play, self.step]),
+    return W.VBox([self.scroller, W.HBox([self.level, self.outcome, self.min_reward]), self.chooser, W.HBox([self.play, self.step]),
                    p['header'], self.fig_box,
                    W.HBox([sec('model text', p['text']), sec('tool call', p['call'])]),
                    sec('observation', p['observation']), sec('diff vs previous version', p['diff']),
-                   sec('verify result', p['verify']), sec('profiler', p['profile'])])
+                   sec('verify result', p['verify']), sec('profiler', p['profile'])]).add_class('cawb-explorer')
 Explorer.widget = widget
 Explorer._ipython_display_ = lambda self: __import__('IPython.display').display.display(self.widget())
 
