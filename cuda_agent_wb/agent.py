@@ -18,10 +18,10 @@ from .tasks import Task, TaskError, load_tasks
 __all__ = ['PROTECTED', 'MAX_READ_CHARS', 'MAX_LIST', 'TOOLS', 'TOOL_NAMES', 'SYSTEM_PROMPT', 'TASK_PROMPT', 'PARSE_HINT',
            'FALLBACK_CHAT_TEMPLATE', 'skill_document', 'ToolError', 'Workspace', 'sandbox_mounts', 'sandbox_available',
            'run_sandboxed', 'solution_files', 'solution_hash', 'format_kernel_table', 'check_args', 'StepOut',
-           'KernelEnv', 'parse_failure', 'close_brackets', 'parse_tool_call', 'PolicyOutput', 'PolicyError',
-           'append_turn', 'ContextExceeded', 'approx_tokens', 'approx_chat_tokens', 'fit_context', 'render_tool_call',
-           'Policy', 'ScriptedPolicy', 'load_script', 'script_path', 'read_trajectory', 'ReplayPolicy', 'tools_prompt',
-           'HFPolicy', 'tiny_lm', 'OpenAIPolicy']
+           'KernelEnv', 'relative_paths', 'parse_failure', 'close_brackets', 'parse_tool_call', 'PolicyOutput',
+           'PolicyError', 'append_turn', 'ContextExceeded', 'approx_tokens', 'approx_chat_tokens', 'fit_context',
+           'render_tool_call', 'Policy', 'ScriptedPolicy', 'load_script', 'script_path', 'read_trajectory',
+           'ReplayPolicy', 'tools_prompt', 'HFPolicy', 'tiny_lm', 'OpenAIPolicy']
 
 # %% ../nbs/08_agent.ipynb #a245c342
 _BACKEND_FACTS = {
@@ -513,6 +513,19 @@ KernelEnv.reset = _reset
 # %% ../nbs/08_agent.ipynb #680f6a4d
 _STAGES = {'compile': ('compile',), 'verify': ('compile', 'verify'), 'profile': ('compile', 'verify', 'profile')}
 
+# %% ../nbs/08_agent.ipynb #e25c0002
+_BUILD_DIR = re.compile(r"[^\s'\"():]*/(?:builds/src|torch_extensions)/[\w.-]+/")   # a staged copy of the workdir in the build cache
+
+def relative_paths(x, workdir=None):
+    "`x` (text, or a dict / list of them) with build-cache, workdir and project prefixes cut: paths as the workdir names them."
+    if isinstance(x, str):
+        x = _BUILD_DIR.sub('', x)
+        for root in ([workdir, Path(workdir).resolve()] if workdir else []) + [get_settings().file.parent]: x = x.replace(f"{root}/", '')
+        return x
+    if isinstance(x, dict): return {k: relative_paths(v, workdir) for k, v in x.items()}
+    if isinstance(x, list): return [relative_paths(v, workdir) for v in x]
+    return x
+
 # %% ../nbs/08_agent.ipynb #992f973a
 def _evaluate(self: KernelEnv, tool: str):
     "Run the evaluator on the workdir for `tool`'s stages; returns (text, result dict, reward, files)."
@@ -520,7 +533,7 @@ def _evaluate(self: KernelEnv, tool: str):
     if 'model_new.py' not in files: raise ToolError("there is no model_new.py yet: write it (and kernels/) first")
     try: res = self.evaluator.evaluate(self.task, self.workdir, stages=_STAGES[tool])
     except Exception as e: raise ToolError(f"the evaluator failed: {type(e).__name__}: {e}")
-    d, text = res.to_dict(), res.summary()
+    d, text = relative_paths(res.to_dict(), self.workdir), relative_paths(res.summary(), self.workdir)   # workdir-relative paths
     if d.get('task_error'):     # the task's fault, not the policy's: the episode ends unscored, marked invalid (`rollout.make_summary`)
         self.done, self.stop_reason = True, 'task_error'
         return text, d, None, files
