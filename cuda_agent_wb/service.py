@@ -156,6 +156,7 @@ def submit(self: JobQueue, key: str, request: dict, fresh: bool = False) -> dict
         if not fresh:
             old = db.execute("SELECT * FROM jobs WHERE key=? AND cached=0 AND status IN ('queued','running','done') "
                              "ORDER BY status='done' DESC, submitted DESC LIMIT 1", (key,)).fetchone()
+            if old is not None and old['status'] == 'done' and json.loads(old['result'] or '{}').get('task_error'): old = None   # a task error is not kept: it may be the machine's
             if old is not None and old['status'] == 'done':
                 jid = new_id()
                 db.execute("INSERT INTO jobs (id,key,status,request,result,cached,submitted,started,finished) VALUES (?,?,'done','{}',?,1,?,?,?)",

@@ -117,6 +117,8 @@ def test_service_task_error_and_offline_docs(tmp_path):
     svc = Service(tmp_path/'q.sqlite', free_port(), workers=1).start()
     try:
         assert_task_error_text(run_cawb('evaluate', broken_task(tmp_path), SOL, '--server', svc.url, '--stages', 'compile,verify'))
+        again = run_cawb('evaluate', tmp_path/'relu.py', SOL, '--server', svc.url, '--stages', 'compile,verify')
+        assert_task_error_text(again); assert ', cached)' not in again.stderr, again.stderr          # a task error is evaluated again
         from cuda_agent_wb.client import RemoteEvaluator
         from cuda_agent_wb.tasks import task_from_source
         with RemoteEvaluator(svc.url) as ev:
