@@ -22,7 +22,7 @@ __all__ = ['app', 'tasks_app', 'SERVER_OPTION', 'LOCAL_OPTION', 'fail', 'tasks_l
 app = typer.Typer(help="cuda-agent-wb: agentic RL for CUDA kernel generation. Verbs mirror the notebooks.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
                   rich_markup_mode=None)   # plain help text: "[eval] rules" must not be read as markup
-tasks_app = typer.Typer(help="List and inspect tasks (nbs/01_tasks).", no_args_is_help=True)
+tasks_app = typer.Typer(help="List and audit tasks (nbs/01_tasks).", no_args_is_help=True)
 app.add_typer(tasks_app, name="tasks")
 
 def fail(msg: str, code: int = 2):
@@ -37,6 +37,22 @@ def _above_zero(v):
     return v
 
 # %% ../nbs/90_cli.ipynb #efd2183a
+def _eager_timing(task, preset: str, device: str) -> dict:
+    "The eager forward timed as the evaluator times its baseline (the device alone, profile.Timer, its input sets and [timing] settings): median and 95 % CI, ms."
+    import os, torch
+    from cuda_agent_wb.config import get_settings
+    from cuda_agent_wb.tasks import load_module, build_model, make_inputs
+    from cuda_agent_wb.profile import Timer, summarise, DeviceLock, device_lock_key
+    s, cuda = get_settings().timing, torch.device(device).type == 'cuda'
+    if not cuda: torch.set_num_threads(os.cpu_count() or 1)        # as the evaluator's reference worker
+    mod = load_module(task, preset); model = build_model(task, mod, 0, device)
+    sets = [make_inputs(task, mod, 1000 + i, device) for i in range(s.input_sets)]
+    lock = DeviceLock(device_lock_key(device)); lock.exclusive()     # other evaluators' phases done, none starts one while we time
+    try:
+        with torch.no_grad(): m = summarise(Timer(device, s.flush_cache).time_calls(model, sets, s.trials_cuda if cuda else s.trials_cpu, s.warmup, budget_s=s.baseline_budget_s))['device']
+    finally: lock.release()
+    return dict(eager_ms=round(m['median'], 4), eager_ci95_ms=f"[{m['ci_low']:.4g}, {m['ci_high']:.4g}]")
+
 def _tasks_table(tasks, run: bool, preset: str, device: str):
     import pandas as pd
     from tqdm.auto import tqdm
@@ -44,14 +60,14 @@ def _tasks_table(tasks, run: bool, preset: str, device: str):
     rows, errors = [], []
     for t in tqdm(tasks, desc='tasks', disable=not run or len(tasks) < 4, file=sys.stderr):
         if not run: rows.append(dict(id=t.id, level=t.level or '-', ops=', '.join(t.ops), presets=' '.join(t.presets) or '-')); continue
-        try: rows.append(describe_task(t, preset, device))
+        try: rows.append({**describe_task(t, preset, device, time_it=False), **_eager_timing(t, preset, device)})
         except TaskError as e: errors.append(str(e))
     return pd.DataFrame(rows), errors
 
 # %% ../nbs/90_cli.ipynb #6cf7a402
 @tasks_app.command("list")
 def tasks_list(path: Optional[Path] = typer.Argument(None, help="task file or folder (default: data/tasks)"),
-               run: bool = typer.Option(False, "--run", help="load each task and time its eager forward"),
+               run: bool = typer.Option(False, "--run", help="load each task and time its eager forward as the evaluator times its baseline (median, 95 % CI)"),
                preset: str = typer.Option("cpu", help="size preset for --run"),
                device: str = typer.Option("cpu", help="device for --run")):
     "List tasks with their ops (and, with --run, input shapes and eager time)."
@@ -348,7 +364,7 @@ def evaluate_dir(tasks: Path = typer.Argument(..., help="task folder (a KernelBe
                  backend: str = typer.Option("auto", help="cpu, cuda or auto"),
                  claim_baseline: str = typer.Option("eager", help="what claimed speedups are relative to: eager or compile"),
                  tolerance: float = typer.Option(0.8, callback=_above_zero, help="a claim survives if the re-measured speedup is >= tolerance x claim"),
-                 report_dir: Optional[Path] = typer.Option(None, help="where reverify.csv and metrics.json go (default: SOLUTIONS/../reverify)"),
+                 report_dir: Optional[Path] = typer.Option(None, help="where reverify.jsonl (a row as each finishes), reverify.csv and metrics.json go (default: SOLUTIONS/../reverify)"),
                  rules: Optional[str] = typer.Option(None, help="rule set(s), comma-separated: cuda-agent, kernelbench (default: settings.ini [eval] rules)"),
                  fresh: bool = typer.Option(False, "--fresh", help="start over instead of resuming from REPORT_DIR/reverify.jsonl"),
                  server: Optional[str] = SERVER_OPTION,

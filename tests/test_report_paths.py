@@ -115,3 +115,13 @@ def test_explorer_steps_through_every_turn(runs, which):
         for k in range(ex.step.min, ex.step.max + 1):
             ex.step.value = k
             assert ex.shown_turn == k and f'<b>turn {k}</b>' in ex.panes['header'].value
+
+
+def test_tasks_list_run_times_as_the_evaluator(tmp_path):
+    "`cawb tasks list --run` times the eager forward through the evaluator's timer: a median in ms inside its 95 % CI."
+    r = run_cawb('tasks', 'list', ROOT/'data/tasks/relu.py', '--run', timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    head, row = r.stdout.splitlines()[:2]
+    assert 'eager_ms' in head and 'eager_ci95_ms' in head
+    med, lo, hi = row.split()[-3], *row.split('[')[1].rstrip(']').split(',')
+    assert float(lo) <= float(med) <= float(hi), row
