@@ -373,7 +373,7 @@ def report_html(res: dict, df: pd.DataFrame, title: str = 'cuda-agent-wb eval re
 def write_report(src, report_dir, rescore_tasks=None, evaluator=None, best_of_samples=False) -> dict:
     "Score the trajectories under `src`; write report_dir/metrics.json and report_dir/report.html; return the results."
     df, errors = best_solutions(src)
-    if not len(df): raise NoTrajectories(f"{src}: no trajectories (<task>__s<k>.jsonl files) there" + (f"; {len(errors)} unreadable" if errors else ''))
+    if not len(df): raise NoTrajectories(f"{src}: no trajectories (<task>__s<k>.jsonl files) there" + (f"; {len(errors)} left out: {errors[0]}" + (' ...' if len(errors) > 1 else '') if errors else ''))   # unreadable, or a task error
     if rescore_tasks is not None: df = rescore(df, rescore_tasks, evaluator)
     if best_of_samples: df = per_task_best(df)
     res = eval_results(df, src, errors, rescored=rescore_tasks is not None)
