@@ -47,6 +47,8 @@ def test_task_error_rollout_marks_the_episode_invalid(tmp_path):
     assert rft_reject_reason(t) == 'task_error'                                                    # not trained on
     df, errors = best_solutions(tmp_path/'traj')
     assert len(df) == 0 and any('a task error, left out' in e for e in errors), errors
+    e = run_cawb('eval', tmp_path/'traj', timeout=300)                                            # nothing left to score: one sentence
+    assert e.returncode == 2 and 'a task error, left out' in e.stderr and 'Traceback' not in e.stderr, e.stderr
 
 
 def test_episode_of_a_task_error_is_masked_out():
