@@ -517,9 +517,9 @@ _STAGES = {'compile': ('compile',), 'verify': ('compile', 'verify'), 'profile': 
 _BUILD_DIR = re.compile(r"[^\s'\"():]*/(?:builds/src|torch_extensions)/[\w.-]+/")   # a staged copy of the workdir in the build cache
 
 def relative_paths(x, workdir=None):
-    "`x` (text, or a dict / list of them) with build-cache, workdir and project prefixes cut: paths as the workdir names them."
+    "`x` (text, or a dict / list of them) with build-cache, workdir and project prefixes cut (the cache named `<cache>`): paths as the workdir names them."
     if isinstance(x, str):
-        x = _BUILD_DIR.sub('', x)
+        x = _BUILD_DIR.sub('', x).replace(f"{get_settings().paths.cache}/", '<cache>/')      # the cache may live outside the project
         for root in ([workdir, Path(workdir).resolve()] if workdir else []) + [get_settings().file.parent]: x = x.replace(f"{root}/", '')
         return x
     if isinstance(x, dict): return {k: relative_paths(v, workdir) for k, v in x.items()}
@@ -779,7 +779,7 @@ class ScriptedPolicy(Policy):
     "Replays a fixed list of actions ({'tool','args','say'} or {'text'}), then finishes."
     name = 'scripted'
     def __init__(self, actions: list, source: str|None = None): self.actions, self.source = list(actions), source
-    def describe(self): return dict(policy=self.name, script=self.source, n_actions=len(self.actions))
+    def describe(self): return dict(policy=self.name, script=relative_paths(self.source), n_actions=len(self.actions))   # project-relative
 
     def act(self, messages, tools=None) -> PolicyOutput:
         i = self._turn(messages)
@@ -836,7 +836,7 @@ class ReplayPolicy(Policy):
     def __init__(self, trajectory):
         if isinstance(trajectory, (str, Path)): self.source, self.steps = str(trajectory), read_trajectory(trajectory)['steps']
         else: self.source, self.steps = None, list(trajectory)
-    def describe(self): return dict(policy=self.name, trajectory=self.source, n_steps=len(self.steps))
+    def describe(self): return dict(policy=self.name, trajectory=relative_paths(self.source), n_steps=len(self.steps))
 
     def act(self, messages, tools=None) -> PolicyOutput:
         i = self._turn(messages)

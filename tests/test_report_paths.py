@@ -20,10 +20,8 @@ FAILING_SCRIPT = [
     {"tool": "finish", "args": {"summary": "gave up"}}]
 
 
-@pytest.fixture(scope='module')
-def runs(tmp_path_factory):
-    "{'failed', 'cut', 'mixed', 'empty'}: trajectory folders."
-    tmp = tmp_path_factory.mktemp('runs')
+def failing_run(tmp: Path) -> Path:
+    "A real rollout (`cawb rollout`, scripted) of a policy whose kernels never pass, into tmp/'failed'."
     scripts = tmp/'scripts'/'cpu'/'relu'
     shutil.copytree(ROOT/'data/scripts/cpu/relu/v1', scripts/'v1')
     good = (scripts/'v1'/'relu.cpp').read_text()
@@ -32,6 +30,14 @@ def runs(tmp_path_factory):
     (scripts/'script.json').write_text(json.dumps(FAILING_SCRIPT))
     r = run_cawb('rollout', ROOT/'data/tasks/relu.py', '--policy', 'scripted', '--scripts', tmp/'scripts', '--backend', 'cpu', '--out', tmp/'failed')
     assert r.returncode == 0, r.stderr[-2000:]
+    return tmp/'failed'
+
+
+@pytest.fixture(scope='module')
+def runs(tmp_path_factory):
+    "{'failed', 'cut', 'mixed', 'empty'}: trajectory folders."
+    tmp = tmp_path_factory.mktemp('runs')
+    failing_run(tmp)
     (tmp/'cut').mkdir(); (tmp/'mixed').mkdir(); (tmp/'empty').mkdir()
     lines = (ROOT/'data/trajectories/cpu/conv2d__s0.jsonl').read_text().splitlines(keepends=True)
     (tmp/'cut'/'conv2d__s0.jsonl').write_text(''.join(lines[:5]) + lines[5][:40])   # a crash: 4 steps, a torn line, no summary
