@@ -133,6 +133,7 @@ def profile_table(result: dict|None) -> pd.DataFrame:
 def verify_html(result: dict|None, shown: str = '') -> str:
     "Compiled / correct / reward / speedups / flags of an evaluated step; a compile failure's log only where it holds more than `shown` (the observation), folded."
     if not result: return "<i>not evaluated in this turn</i>"
+    if result.get('stage') == 'compile' and result.get('compiled'): return "<b>compiled</b> True · compile only: not verified, not scored"
     f = lambda v: '' if v is None else f"{v:.3g}x"
     flags = ', '.join(result.get('flags') or []) or 'none'
     head = (f"<b>compiled</b> {result.get('compiled')} · <b>correct</b> {result.get('correct')} · <b>reward</b> "
