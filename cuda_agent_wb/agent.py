@@ -18,10 +18,10 @@ from .tasks import Task, TaskError, load_tasks
 __all__ = ['PROTECTED', 'MAX_READ_CHARS', 'MAX_LIST', 'TOOLS', 'TOOL_NAMES', 'SYSTEM_PROMPT', 'TASK_PROMPT', 'PARSE_HINT',
            'FALLBACK_CHAT_TEMPLATE', 'skill_document', 'ToolError', 'Workspace', 'sandbox_mounts', 'sandbox_available',
            'run_sandboxed', 'solution_files', 'solution_hash', 'format_kernel_table', 'check_args', 'StepOut',
-           'KernelEnv', 'relative_paths', 'parse_failure', 'close_brackets', 'parse_tool_call', 'PolicyOutput',
-           'PolicyError', 'append_turn', 'ContextExceeded', 'approx_tokens', 'approx_chat_tokens', 'fit_context',
-           'render_tool_call', 'Policy', 'ScriptedPolicy', 'load_script', 'script_path', 'read_trajectory',
-           'ReplayPolicy', 'tools_prompt', 'HFPolicy', 'tiny_lm', 'OpenAIPolicy']
+           'KernelEnv', 'relative_paths', 'errors_once', 'parse_failure', 'close_brackets', 'parse_tool_call',
+           'PolicyOutput', 'PolicyError', 'append_turn', 'ContextExceeded', 'approx_tokens', 'approx_chat_tokens',
+           'fit_context', 'render_tool_call', 'Policy', 'ScriptedPolicy', 'load_script', 'script_path',
+           'read_trajectory', 'ReplayPolicy', 'tools_prompt', 'HFPolicy', 'tiny_lm', 'OpenAIPolicy']
 
 # %% ../nbs/08_agent.ipynb #a245c342
 _BACKEND_FACTS = {
@@ -526,6 +526,15 @@ def relative_paths(x, workdir=None):
     if isinstance(x, list): return [relative_paths(v, workdir) for v in x]
     return x
 
+# %% ../nbs/08_agent.ipynb #e25c0005
+def errors_once(text: str, error: str|None) -> str:
+    "A failed build's observation with its first error lines said once: dropped above the log excerpt that repeats them."
+    lines = (error or '').removeprefix('compile_error: ').splitlines()
+    block = 'compile_error: ' + '\n'.join(lines) + '\n'
+    if not lines or block not in text: return text
+    rest = text.replace(block, 'compile_error (the compiler says):\n', 1)
+    return rest if all(l in rest for l in lines) else text
+
 # %% ../nbs/08_agent.ipynb #992f973a
 def _evaluate(self: KernelEnv, tool: str):
     "Run the evaluator on the workdir for `tool`'s stages; returns (text, result dict, reward, files)."
@@ -534,6 +543,7 @@ def _evaluate(self: KernelEnv, tool: str):
     try: res = self.evaluator.evaluate(self.task, self.workdir, stages=_STAGES[tool])
     except Exception as e: raise ToolError(f"the evaluator failed: {type(e).__name__}: {e}")
     d, text = relative_paths(res.to_dict(), self.workdir), relative_paths(res.summary(), self.workdir)   # workdir-relative paths
+    if d.get('compiled') is False: text = errors_once(text, d.get('error'))
     if d.get('task_error'):     # the task's fault, not the policy's: the episode ends unscored, marked invalid (`rollout.make_summary`)
         self.done, self.stop_reason = True, 'task_error'
         return text, d, None, files

@@ -1,6 +1,8 @@
 """A real browser: JupyterLab on localhost, Debian's headless Chromium driven by Playwright, runs the explorer
-notebook and takes a screenshot (test-artifacts/explorer.png). Run with `make test-browser` (installs chromium)."""
-import os, secrets, shutil, socket, subprocess, sys, time, urllib.request
+notebook on a passing run (the bundled CPU trajectories) and on a failing one (a real rollout of a policy whose
+kernels never pass), clicks through turns and the speedup bars, and saves screenshots under test-artifacts/.
+Run with `make test-browser` (installs chromium)."""
+import json, os, re, secrets, shutil, socket, subprocess, sys, time, urllib.request
 from pathlib import Path
 import pytest
 from conftest import ROOT
@@ -39,23 +41,98 @@ def lab():
     except subprocess.TimeoutExpired: proc.kill()
 
 
-def test_explorer_renders_in_jupyterlab(lab):
+def explorer_copy(name: str, trajectories: Path) -> str:
+    "A copy of the explore workflow in test-artifacts/ (git-ignored: the source notebook is never autosaved) opening `trajectories`."
+    nb = json.loads((ROOT/'nbs/workflows/explore.ipynb').read_text())
+    params = next(c for c in nb['cells'] if c['cell_type'] == 'code')
+    params['source'] = [re.sub(r"^trajectories = '[^']*'", f"trajectories = {str(trajectories)!r}", l) for l in params['source']]
+    (ARTIFACTS/f'{name}.ipynb').write_text(json.dumps(nb))
+    return f'test-artifacts/{name}.ipynb'
+
+
+def run_notebook(p, url, token, rel):
+    "Open `rel` in JupyterLab in a fresh Chromium page, run every cell, wait for the explorer; the page."
+    browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
+        '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync'])
+    page = browser.new_page(viewport={'width': 1400, 'height': 1800})
+    ws = Path(rel).stem                                            # a workspace of its own, reset: no tab restored from another test
+    page.goto(f'{url}/lab/workspaces/{ws}/tree/{rel}?token={token}&reset', timeout=120_000)
+    page.wait_for_function("window.jupyterapp && window.jupyterapp.shell.currentWidget && window.jupyterapp.shell.currentWidget.sessionContext", timeout=120_000)
+    page.wait_for_function("window.jupyterapp.shell.currentWidget.sessionContext.session && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel", timeout=120_000)
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_selector('.widget-slider, .jupyter-widgets.widget-slider', timeout=180_000)    # the turn slider
+    page.wait_for_selector('.js-plotly-plot', timeout=180_000)                                    # reward/speedup figure
+    page.wait_for_function("document.body.innerText.includes('turn 1 of')", timeout=60_000)
+    page.wait_for_timeout(3000)
+    no = page.locator('.Toastify button:text-is("No")')         # JupyterLab's "notified about news?" toast: decline
+    if no.count() and no.first.is_visible(): no.first.click()
+    return browser, page
+
+
+def header(page) -> str:
+    "The explorer's header pane: 'turn K of N · reward ... · tokens ...'."
+    return page.locator('.cawb-explorer').inner_text().split('turn ', 1)[1].split('\n')[0]
+
+
+def step_turns(page, k: int):
+    "Focus the turn slider and press the right arrow `k` times (as a user steps through turns)."
+    page.locator('.cawb-explorer .noUi-handle, .cawb-explorer .ui-slider-handle').first.click()
+    for _ in range(k): page.keyboard.press('ArrowRight'); page.wait_for_timeout(300)
+    page.wait_for_timeout(1500)
+
+
+def shot(page, name):
+    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+    assert (ARTIFACTS / name).stat().st_size > 20_000
+
+
+def test_explorer_on_a_passing_run(lab):
     from playwright.sync_api import sync_playwright
     url, token = lab
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[
-            '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-            '--disable-component-update', '--disable-sync'])
-        page = browser.new_page(viewport={'width': 1400, 'height': 1800})
-        page.goto(f'{url}/lab/tree/nbs/workflows/explore.ipynb?token={token}', timeout=120_000)
-        page.wait_for_function("window.jupyterapp && window.jupyterapp.shell.currentWidget && window.jupyterapp.shell.currentWidget.sessionContext", timeout=120_000)
-        page.wait_for_function("window.jupyterapp.shell.currentWidget.sessionContext.session && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel", timeout=120_000)
-        page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
-        page.wait_for_selector('.widget-slider, .jupyter-widgets.widget-slider', timeout=180_000)    # the step slider
-        page.wait_for_selector('.js-plotly-plot', timeout=180_000)                                    # reward/speedup figure
-        page.wait_for_timeout(3000)
-        page.screenshot(path=str(ARTIFACTS / 'explorer.png'), full_page=True)
+        browser, page = run_notebook(p, url, token, explorer_copy('explore_passing', ROOT/'data/trajectories/cpu'))
+        assert header(page).startswith('1 of'), header(page)
+        shot(page, 'explorer.png')
+        step_turns(page, 4)
+        assert header(page).startswith('5 of'), header(page)                         # the slider's turn is the header's turn
+        assert "{'" not in header(page) and 'None' not in header(page)
+        shot(page, 'explorer_passing_turn5.png')
+        first = page.locator('.cawb-explorer select').nth(3).input_value()
+        bars = page.locator('.js-plotly-plot').last.locator('.barlayer .point path')
+        assert bars.count() >= 10, bars.count()
+        bars.nth(0).scroll_into_view_if_needed(); page.wait_for_timeout(500)
+        box = bars.nth(0).bounding_box()
+        page.mouse.click(box['x'] + box['width'] / 2, box['y'] + box['height'] * 0.7)   # the tallest bar
+        page.wait_for_timeout(2500)
+        assert page.locator('.cawb-explorer select').nth(3).input_value() != first  # that trajectory opened
+        assert header(page).startswith('1 of'), header(page)
+        top = page.evaluate("document.querySelector('.cawb-explorer').getBoundingClientRect().top")
+        assert -50 < top < 400, top                                                  # and the page scrolled up to it
+        page.screenshot(path=str(ARTIFACTS / 'explorer_passing_bar_click.png'))
         text = page.inner_text('.jp-NotebookPanel')
         browser.close()
-    assert (ARTIFACTS / 'explorer.png').stat().st_size > 20_000
-    assert 'Traceback' not in text and 'Error' not in text.split('Per-kernel speedups')[0], text[:2000]
+    assert 'Traceback' not in text, text[:2000]
+
+
+def test_explorer_on_a_failing_run(lab, tmp_path):
+    from playwright.sync_api import sync_playwright
+    from test_report_paths import failing_run
+    url, token = lab
+    failed = failing_run(tmp_path)
+    with sync_playwright() as p:
+        browser, page = run_notebook(p, url, token, explorer_copy('explore_failing', failed))
+        page.wait_for_function("document.body.innerText.includes('What failed and why')", timeout=60_000)
+        assert 'nothing to plot' in page.inner_text('.jp-NotebookPanel')          # no correct solution: said, not blank
+        shot(page, 'explorer_failing.png')
+        step_turns(page, 3)
+        assert header(page).startswith('4 of 7'), header(page)                       # the compile that failed
+        panel = page.locator('.cawb-explorer').inner_text()
+        assert 'kernels/relu.cpp:6:' in panel and 'builds/src' not in panel, panel[:3000]
+        shot(page, 'explorer_failing_turn4.png')
+        step_turns(page, 2)
+        assert header(page).startswith('6 of 7') and 'incorrect_output' in page.locator('.cawb-explorer').inner_text()
+        shot(page, 'explorer_failing_turn6.png')
+        text = page.inner_text('.jp-NotebookPanel')
+        browser.close()
+    assert 'Traceback' not in text, text[:2000]
