@@ -220,7 +220,9 @@ def run_description(df: pd.DataFrame, rescored: bool = False) -> list[str]:
              'scores: re-measured by the evaluator now' if rescored else 'scores: as recorded in the trajectories']
     if set(col('backend')) == {'cpu'}: lines.append("CPU timings: not comparable with the paper's GPU numbers (shown for reference only)")
     if col('backend').nunique() > 1: lines.append("backends mixed: speedups compare only within one backend (see the per-backend columns)")
-    if (cut := int((~col('finished', True).fillna(True).astype(bool)).sum())): lines.append(f"{cut} trajectories cut off (no summary record): scored on the steps they have")
+    cut = df[~col('finished', True).fillna(True).astype(bool)] if len(df) else df
+    if len(cut): lines.append(f"{len(cut)} trajectories cut off (no summary record), scored on the steps they have: "
+                              + ', '.join(f"{r.task_id} #{r.sample}" for r in cut.head(5).itertuples()) + (' ...' if len(cut) > 5 else ''))
     if 'finished' in df and len(fr := failure_reasons(df)):
         n_bad = int((~df['correct'].fillna(False).astype(bool)).sum())
         lines.append(f"not correct: {n_bad} of {len(df)} (" + ', '.join(f"{k} {v}" for k, v in fr['reason'].value_counts().items()) + ')')

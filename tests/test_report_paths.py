@@ -67,7 +67,7 @@ def test_eval_nothing_passed(runs, tmp_path):
 def test_eval_cut_off_and_mixed(runs, tmp_path):
     r = run_cawb('eval', runs['cut'], '--report-dir', tmp_path/'cut')
     assert r.returncode == 0 and 'Traceback' not in r.stderr, r.stderr[-3000:]
-    assert '1 trajectories cut off' in r.stdout
+    assert '1 trajectories cut off (no summary record), scored on the steps they have: conv2d #0' in r.stdout
     m = json.loads((tmp_path/'cut'/'metrics.json').read_text())
     assert m['solutions'][0]['finished'] is False and m['solutions'][0]['turns'] == 4
     assert 'cut off (scored on the steps it has): conv2d #0, 4 turns' in (tmp_path/'cut'/'report.html').read_text()
