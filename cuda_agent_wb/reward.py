@@ -530,7 +530,8 @@ class ReferenceWorker:
         return res
     def ask(self, req: dict, timeout: float = 3600) -> dict: self.submit(req); return self.result(timeout)
     def close(self):
-        if self.proc is not None:
+        "Stop the reference process (a no-op when closed already or never started)."
+        if self.proc is not None and self.proc.pid is not None:
             try: self.conn.send({'cmd': 'stop'})
             except OSError: pass
             self.proc.join(2)
@@ -883,9 +884,10 @@ def _run_session(self: Evaluator, res: EvalResult, sess: Session, req: dict, sta
 # %% ../nbs/07_reward.ipynb #209714ad
 @patch
 def close(self: Evaluator):
-    "Stop the workers."
+    "Stop the workers (a no-op when closed already, or for workers that never started)."
     if self.spare is not None: self.spare[0].close(); self.spare = None
-    self.sandbox.close(); self.ref.close()
+    try: self.sandbox.close()
+    finally: self.ref.close()
 
 # %% ../nbs/07_reward.ipynb #a223152d
 @patch

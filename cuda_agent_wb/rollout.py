@@ -250,11 +250,11 @@ def _row(task, k, summary=None, error=None) -> dict:
 
 # %% ../nbs/09_rollout.ipynb #a06988b9
 def rollout(tasks: list, make_policy, evaluator, out_dir, samples: int = 1, workers: int = 1, resume: bool = False,
-            progress: bool = True, **kw) -> pd.DataFrame:
-    "Play every task `samples` times with up to `workers` episodes at once; returns one row per trajectory."
+            progress: bool = True, jobs: list|None = None, **kw) -> pd.DataFrame:
+    "Play every task `samples` times (or the `(task, sample)` pairs in `jobs`), `workers` episodes at once; one row per trajectory."
     from tqdm.auto import tqdm
     out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
-    jobs = [(t, k) for t in tasks for k in range(samples)]
+    jobs = [(t, k) for t in tasks for k in range(samples)] if jobs is None else list(jobs)
     def one(t, k):
         try: return _row(t, k, run_trajectory(t, make_policy(t, k), evaluator, out_dir, k, resume=resume, **kw))
         except (PolicyError, ValueError, OSError) as e: return _row(t, k, error=str(e))

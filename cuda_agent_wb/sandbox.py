@@ -458,9 +458,10 @@ def run(self: Sandbox, fn: str, job: dict, phase='run', limits=None) -> dict:
 # %% ../nbs/04_sandbox.ipynb #5311b526
 @patch
 def close(self: Sandbox):
-    "Stop the zygote and remove the socket."
+    "Stop the zygote and remove the socket; a no-op when closed already or the zygote never started."
     try:
         if self.conn: self.conn.send({'cmd': 'stop'})
     except OSError: pass
-    if self.proc is not None: self.proc.join(2); self.proc.kill() if self.proc.is_alive() else None
+    if self.proc is not None and self.proc.pid is not None: self.proc.join(2); self.proc.kill() if self.proc.is_alive() else None
+    self.proc, self.conn = None, None
     self.listener.close()

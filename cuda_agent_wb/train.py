@@ -23,13 +23,13 @@ __all__ = ['DTYPES', 'EVALUATOR_TOOLS', 'SINGLE_TURN_SYSTEM', 'SINGLE_TURN_TASK'
            'render_chat', 'stop_token_ids', 'tokenize_chat', 'trajectory_reward', 'Episode', 'trajectory_tools',
            'episode_from_trajectory', 'jitter_numbers', 'jitter_trajectory', 'break_reply', 'inject_parse_error',
            'collate', 'GuessEnv', 'BisectPolicy', 'parse_solution', 'SingleTurnEnv', 'cudagraph_tls',
-           'adopt_cudagraph_tls', 'ActorPolicy', 'static_batch', 'lockstep_header', 'play_lockstep', 'MetricsLog',
-           'read_metrics', 'plot_metrics', 'plot_step_times', 'RunSettings', 'SamplingSettings', 'PPOSettings',
-           'WarmupSettings', 'RFTSettings', 'ValueSettings', 'AgenticSettings', 'BookkeepingSettings', 'TrainConfig',
-           'check_config', 'make_config', 'parse_overrides', 'save_config', 'load_config', 'validate_action',
-           'redundant_loop', 'rft_reject_reason', 'rft_filter', 'Trainer', 'base_tokenizer', 'full_params',
-           'rollout_stats', 'batch_stats', 'load_rft_dataset', 'turn_lengths', 'turns_over_budget', 'run_pipeline',
-           'config_from_args', 'main', 'launch_command']
+           'adopt_cudagraph_tls', 'ActorPolicy', 'static_batch', 'lockstep_header', 'play_lockstep', 'survive',
+           'MetricsLog', 'read_metrics', 'plot_metrics', 'plot_step_times', 'RunSettings', 'SamplingSettings',
+           'PPOSettings', 'WarmupSettings', 'RFTSettings', 'ValueSettings', 'AgenticSettings', 'BookkeepingSettings',
+           'TrainConfig', 'check_config', 'make_config', 'parse_overrides', 'save_config', 'load_config',
+           'validate_action', 'redundant_loop', 'rft_reject_reason', 'rft_filter', 'Trainer', 'base_tokenizer',
+           'full_params', 'episode_plan', 'rollout_stats', 'batch_stats', 'load_rft_dataset', 'turn_lengths',
+           'turns_over_budget', 'run_pipeline', 'config_from_args', 'main', 'launch_command']
 
 # %% ../nbs/12_train.ipynb #1ea10510
 def char_tokenizer():
@@ -560,6 +560,15 @@ def play_lockstep(envs: list, policy: ActorPolicy, out_dir, samples: list|None =
 # %% ../nbs/12_train.ipynb #4d915ba4
 STAGES = {1: 'warmup', 2: 'rft', 3: 'value', 4: 'agentic'}
 
+# %% ../nbs/12_train.ipynb #6b2e9d41
+def survive(what: str, fn, *args, **kw):
+    "`fn(*args, **kw)`; if it raises, one stderr line naming `what` and the error, and None: the run goes on."
+    try: return fn(*args, **kw)
+    except Exception as e:
+        why = (str(e).strip().splitlines() or [''])[0][:300]
+        from tqdm.auto import tqdm                   # its own line, even under a progress bar
+        tqdm.write(f"cawb train: {what} failed ({type(e).__name__}{': ' + why if why else ''}); the run goes on", file=sys.stderr)
+
 # %% ../nbs/12_train.ipynb #9f54ac6e
 class MetricsLog:
     "Append-only JSONL metrics; every record carries `stage` and `step`."
@@ -571,7 +580,7 @@ class MetricsLog:
         rec = dict(stage=stage, step=step, time=round(time.time(), 3), **{k: _plain(v) for k, v in metrics.items()})
         if self.enabled:
             with open(self.path, 'a') as f: f.write(json.dumps(rec) + '\n')
-        for listen in self.listeners: listen(rec)
+        for listen in self.listeners: survive(f"metrics listener {getattr(listen, '__qualname__', listen)} at {stage} step {step}", listen, rec)
         return rec
 
 # %% ../nbs/12_train.ipynb #7b351d87
@@ -980,16 +989,18 @@ def setup_models(self: Trainer):
 # %% ../nbs/12_train.ipynb #931d499e
 @patch
 def save_checkpoint(self: Trainer):
-    "Save actor, critic, optimisers, RNG and progress to OUT/checkpoints/last (atomically)."
+    "Save actor, critic, optimisers, RNG and progress to OUT/checkpoints/last (atomically; a failure is one line, see `survive`)."
     d, t0 = self.out/'checkpoints', time.time()
     tmp, last, old = d/'tmp', d/'last', d/'old'
-    if self.acc.is_main_process and tmp.exists(): shutil.rmtree(tmp)
+    def write():
+        with quiet_logger('accelerate.utils.other'): self.acc.save_state(str(tmp))   # "removed shared tensor": tied embeddings
+        if self.acc.is_main_process:
+            (tmp/'trainer_state.json').write_text(json.dumps(self.state))
+            if last.exists(): last.rename(old)
+            tmp.rename(last); shutil.rmtree(old, ignore_errors=True)
+    if self.acc.is_main_process and tmp.exists(): shutil.rmtree(tmp, ignore_errors=True)
     self.acc.wait_for_everyone()
-    with quiet_logger('accelerate.utils.other'): self.acc.save_state(str(tmp))   # "removed shared tensor": tied embeddings
-    if self.acc.is_main_process:
-        (tmp/'trainer_state.json').write_text(json.dumps(self.state))
-        if last.exists(): last.rename(old)
-        tmp.rename(last); shutil.rmtree(old, ignore_errors=True)
+    survive(f"the checkpoint {last}", write)
     self.acc.wait_for_everyone()
     self.log_save_time('checkpoint', time.time() - t0)
 
@@ -1092,15 +1103,23 @@ def iteration_tasks(self: Trainer, key: str, it: int, n: int) -> list:
     order = list(range(len(ts))); random.Random(f"{self.cfg.seed}-{key}").shuffle(order)
     return [ts[order[(it * n + j) % len(ts)]] for j in range(n)]
 
+# %% ../nbs/12_train.ipynb #5e1a7c31
+def episode_plan(n: int, k: int, n_tasks: int, world: int = 1) -> list[list[tuple[int, int]]]:
+    "Each process's `(task slot, sample)` pairs for `n` episodes at `k` per task over `n_tasks` tasks (equal shares)."
+    per = math.ceil(n / world)
+    m = min(n_tasks, math.ceil(per * world / k))      # distinct tasks: n / k, or all there are (then more samples each)
+    eps = sorted((j % m, j // m) for j in range(per * world))
+    return [eps[r * per:(r + 1) * per] for r in range(world)]
+
 # %% ../nbs/12_train.ipynb #f90c7058
 @patch
-def rollout_kernel(self: Trainer, tasks: list, out_dir, max_turns: int, make_policy=None, samples: int = 1) -> list[dict]:
-    "Agent-loop episodes on `tasks` through the rollout runner; returns their trajectories."
+def rollout_kernel(self: Trainer, tasks: list, out_dir, max_turns: int, make_policy=None, samples: int = 1, jobs=None) -> list[dict]:
+    "Agent-loop episodes on `tasks` (`samples` each, or the `(task, sample)` pairs `jobs`) through the rollout runner; their trajectories."
     from cuda_agent_wb.rollout import rollout, read_trajectory, trajectory_stem
-    pol = self.policy()
-    rollout(tasks, make_policy or (lambda t, k: pol), self.evaluator, out_dir, samples=samples, workers=self.cfg.workers,
+    pol, jobs = self.policy(), [(t, k) for t in tasks for k in range(samples)] if jobs is None else jobs
+    rollout(tasks, make_policy or (lambda t, k: pol), self.evaluator, out_dir, jobs=jobs, workers=self.cfg.workers,
             resume=True, progress=self.acc.is_main_process, backend=self.cfg.backend, max_turns=max_turns)
-    paths = [Path(out_dir)/f"{trajectory_stem(t, k)}.jsonl" for t in tasks for k in range(samples)]
+    paths = [Path(out_dir)/f"{trajectory_stem(t, k)}.jsonl" for t, k in jobs]
     return [read_trajectory(p) for p in paths if p.exists()]
 
 # %% ../nbs/12_train.ipynb #c607cb8e
@@ -1118,12 +1137,10 @@ def collect(self: Trainer, stage: int, it: int) -> list[dict]:
             tasks = self.iteration_tasks('warmup', it, n)
             envs = [SingleTurnEnv(tasks[i], self.evaluator, c.backend, d/'work'/f"ep{i}") for i in self.shard(n)]
             return play_lockstep(envs, self.policy(), d, samples=self.shard(n))
-        k = c.samples_per_task
-        if n % k: raise ValueError(f"ppo_episodes={n} is not a multiple of samples_per_task={k}")
-        if n // k > len(self.tasks()): raise ValueError(f"ppo_episodes={n} needs {n // k} distinct tasks at samples_per_task={k}, "
-                                                        f"but there are {len(self.tasks())}: raise samples_per_task")
-        tasks = self.iteration_tasks('agentic', it, n // k)
-        return self.rollout_kernel([tasks[i] for i in self.shard_of(len(tasks))], d, c.max_turns, samples=k)
+        plan = episode_plan(n, c.samples_per_task, len(self.tasks()), self.acc.num_processes)
+        tasks = self.iteration_tasks('agentic', it, len({t for p in plan for t, _ in p}))
+        jobs = [(tasks[t], s) for t, s in plan[self.acc.process_index]]
+        return self.rollout_kernel(list({t.id: t for t, _ in jobs}.values()), d, c.max_turns, jobs=jobs)
 
 # %% ../nbs/12_train.ipynb #83d1cdae
 def _mean(xs): xs = [x for x in xs if x is not None]; return sum(xs) / len(xs) if xs else None
@@ -1500,18 +1517,19 @@ def run(self: Trainer) -> Path:
 # %% ../nbs/12_train.ipynb #93fde61a
 @patch
 def export(self: Trainer, dest):
-    "Save actor and critic (with the tokenizer) as HF model folders under `dest`."
+    "Save actor and critic (with the tokenizer) as HF model folders under `dest` (a failure is one line, see `survive`)."
     for name, m in (('actor', self.actor), ('critic', self.critic)):
-        sd = self.acc.get_state_dict(m)
+        sd, to = self.acc.get_state_dict(m), Path(dest)/name
         if self.acc.is_main_process:
-            self.acc.unwrap_model(m).save_pretrained(Path(dest)/name, state_dict=sd); self.tok.save_pretrained(Path(dest)/name)
+            survive(f"the export of the {name} to {to}", lambda: (self.acc.unwrap_model(m).save_pretrained(to, state_dict=sd), self.tok.save_pretrained(to)))
     self.acc.wait_for_everyone()
 
 # %% ../nbs/12_train.ipynb #6ea2c805
 @patch
 def close(self: Trainer):
-    "Stop the evaluator's workers."
-    if self._evaluator is not None: self._evaluator.close(); self._evaluator = None
+    "Stop the evaluator's workers (a no-op when there are none or they are closed; a failure is one line)."
+    ev, self._evaluator = self._evaluator, None
+    if ev is not None: survive(f"closing the evaluator {type(ev).__name__}", ev.close)
 
 # %% ../nbs/12_train.ipynb #e57d4daf
 def run_pipeline(cfg: TrainConfig) -> Path:

@@ -1,0 +1,56 @@
+"""Multi-process training arithmetic: every preset's agentic episodes split over 1, 2 and 4 processes (issue 26: two GPUs
+died on `ppo_episodes=16 needs 8 distinct tasks`), and two real CPU processes with the gpu-100m preset's numbers."""
+import math, os, subprocess, sys
+from collections import Counter
+import pytest
+from conftest import ROOT
+from cuda_agent_wb.tasks import load_tasks
+from cuda_agent_wb.train import PRESETS, episode_plan, make_config, read_metrics
+
+KERNEL_PRESETS = [p for p in PRESETS if make_config(p).env == 'kernel']
+N_BUNDLED = len(load_tasks(None)[0])
+
+
+@pytest.mark.parametrize('preset', KERNEL_PRESETS)
+@pytest.mark.parametrize('world', [1, 2, 4])
+@pytest.mark.parametrize('per_gpu', [False, True], ids=['global-batch', 'batch-per-gpu'])
+def test_episode_plan_of_every_kernel_preset(preset, world, per_gpu):
+    "The preset's ppo_episodes as the global batch, or on every GPU (bench/train_multi_gpu.py): equal shares, no error."
+    c = make_config(preset)
+    n, k, T = c.ppo_episodes * (world if per_gpu else 1), c.samples_per_task, len(c.tasks) if c.tasks else N_BUNDLED
+    plan = episode_plan(n, k, T, world)
+    flat = [e for p in plan for e in p]
+    assert len(plan) == world and {len(p) for p in plan} == {math.ceil(n / world)}        # DDP: every process the same count
+    assert len(set(flat)) == len(flat)                                                    # (task, sample) names one file
+    per_task = Counter(t for t, _ in flat)
+    assert sorted(per_task) == list(range(min(T, math.ceil(len(flat) / k))))              # k per task while tasks last
+    assert max(per_task.values()) - min(per_task.values()) <= 1
+    assert all(sorted(s for t2, s in flat if t2 == t) == list(range(c_)) for t, c_ in per_task.items())
+    if len(per_task) % world == 0 and len(set(per_task.values())) == 1:                   # counts allow: distinct tasks per process
+        owners = [{t for t, _ in p} for p in plan]
+        assert sum(map(len, owners)) == len(per_task), owners
+
+
+def test_gpu_100m_on_two_gpus_is_the_issue_26_case():
+    "The run that died: 8 episodes per GPU on 2 GPUs at samples_per_task=2 over the preset's 4 tasks."
+    c = make_config('gpu-100m')
+    plan = episode_plan(2 * c.ppo_episodes, c.samples_per_task, len(c.tasks), 2)
+    assert [sorted({t for t, _ in p}) for p in plan] == [[0, 1], [2, 3]] and [len(p) for p in plan] == [8, 8]
+
+
+def test_two_processes_with_the_gpu_100m_arithmetic(tmp_path):
+    "Two gloo processes on the CPU, the gpu-100m preset's tasks and samples_per_task, 16 episodes (8 each): one step, one metrics stream."
+    out = tmp_path/'ddp'
+    sets = ['backend=cpu', 'tiny={"hidden": 32, "layers": 1, "heads": 2, "kv_heads": 1}', 'dtype=float32', 'grad_ckpt=false',
+            'gen_cache=dynamic', 'max_new_tokens=4', 'max_turns=1', 'ppo_iterations=1', 'ppo_episodes=16', 'mini_batch=16',
+            'micro_batch=8', 'evaluators=1']
+    env = {**os.environ, 'ACCELERATE_USE_CPU': 'true', 'OMP_NUM_THREADS': '1'}
+    r = subprocess.run([sys.executable, '-m', 'torch.distributed.run', '--standalone', '--nproc_per_node', '2', '-m', 'cuda_agent_wb.train',
+                        '--preset', 'gpu-100m', '--stages', '4', '--out', str(out), *[a for s in sets for a in ('--set', s)]],
+                       capture_output=True, text=True, timeout=600, env=env, cwd=ROOT)
+    assert r.returncode == 0, r.stderr[-3000:]
+    m = read_metrics(out/'metrics.jsonl')
+    assert m['stage'].tolist() == ['agentic'] and m['episodes'].tolist() == [16.0]          # 8 per process, summed
+    names = sorted(p.stem for p in (out/'trajectories'/'agentic'/'it0000').glob('*.jsonl') if '__s' in p.stem)
+    assert names == sorted(f"{t}__s{s}" for t in make_config('gpu-100m').tasks for s in range(4)), names
+    assert (out/'final'/'actor'/'config.json').is_file()
