@@ -67,7 +67,7 @@ def main():
     ap.add_argument('--results', default=str(Path(__file__).parent / 'results' / 'train_demo.json'))
     a = ap.parse_args()
     import transformers
-    from cuda_agent_wb.train import Trainer, make_config, parse_overrides, plot_metrics, plot_step_times, STAGES
+    from cuda_agent_wb.train import Trainer, make_config, parse_overrides, plot_metrics, plot_step_times, survive, STAGES
     start, out = time.time(), Path(a.out)
     cfg = make_config(a.preset, out_dir=a.out, backend=a.backend, resume=not a.fresh, **parse_overrides(a.set))
     if cfg.backend == 'cuda' and not torch.cuda.is_available(): raise SystemExit("no CUDA device visible: run this on a GPU machine")
@@ -84,10 +84,11 @@ def main():
         res = summarise(out, cfg, call_minutes(calls), dict(extra, finished=done))
         p = Path(a.results); p.parent.mkdir(parents=True, exist_ok=True)
         tmp = p.with_suffix('.tmp'); tmp.write_text(json.dumps(res, indent=1) + '\n'); tmp.replace(p)
-        if plot and (out / 'metrics.jsonl').is_file():
+        def report():
             figs = [plot_metrics(out / 'metrics.jsonl'), plot_step_times(out / 'metrics.jsonl')]
             html = ''.join(f.to_html(full_html=False, include_plotlyjs='cdn' if i == 0 else False) for i, f in enumerate(figs))
             p.with_suffix('.html').write_text(f"<html><head><meta charset='utf-8'><title>{cfg.preset}</title></head><body>{html}</body></html>")
+        if plot and (out / 'metrics.jsonl').is_file(): survive(f"the HTML report {p.with_suffix('.html')}", report)   # a plot never ends the run
         return res
 
     # the JSON after every record; the plots (slower: two figures) only after PPO iterations and at the end, so the

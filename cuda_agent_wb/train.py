@@ -1297,6 +1297,9 @@ def reduce(self: Trainer, rec: dict) -> dict:
         out[k] = None if not len(col) else (col.sum() if k in _SUMMED else col.max() if k in _MAXED else col.mean()).item()
     return out
 
+# %% ../nbs/12_train.ipynb #7c4f2a10
+def _shown(v, digits: int) -> str: return '-' if v is None else f"{v:.{digits}f}"
+
 # %% ../nbs/12_train.ipynb #9599d299
 @patch
 def ppo_stage(self: Trainer, stage: int, iterations: int):
@@ -1309,7 +1312,7 @@ def ppo_stage(self: Trainer, stage: int, iterations: int):
     for it in bar:
         rec = self.ppo_iteration(stage, it)
         self.metrics.log(STAGES[stage], it, stage_no=stage, **rec)
-        bar.set_postfix(reward=f"{rec['reward_mean']:.3f}", kl=f"{rec['kl']:.4f}")
+        bar.set_postfix(reward=_shown(rec.get('reward_mean'), 3), kl=_shown(rec.get('kl'), 4))   # None: every episode a task error
         self.state['step'] = it + 1
         if (it + 1) % self.cfg.save_every == 0 or it + 1 == iterations: self.save_checkpoint()
 
