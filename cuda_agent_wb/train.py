@@ -1128,6 +1128,7 @@ def collect(self: Trainer, stage: int, it: int) -> list[dict]:
     "Play iteration `it` of stage 1 or 4 (this process's share); returns the trajectories."
     c = self.cfg; d = self.out/'trajectories'/STAGES[stage]/f"it{it:04d}"
     n = c.warmup_episodes if stage == 1 else c.ppo_episodes
+    n = math.ceil(n / self.acc.num_processes) * self.acc.num_processes       # equal shares: DDP steps the processes together
     with full_params(self.actor):
         if c.env == 'toy':
             rng = random.Random(f"{c.seed}-{stage}-{it}"); targets = [rng.randrange(10) for _ in range(n)]

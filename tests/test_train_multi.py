@@ -39,18 +39,19 @@ def test_gpu_100m_on_two_gpus_is_the_issue_26_case():
 
 
 def test_two_processes_with_the_gpu_100m_arithmetic(tmp_path):
-    "Two gloo processes on the CPU, the gpu-100m preset's tasks and samples_per_task, 16 episodes (8 each): one step, one metrics stream."
+    """Two gloo processes on the CPU, the gpu-100m preset's tasks and samples_per_task, 16 episodes (8 each): one step, one metrics stream;
+    3 warm-up episodes, which do not split over 2, are rounded up to 2 each."""
     out = tmp_path/'ddp'
     sets = ['backend=cpu', 'tiny={"hidden": 32, "layers": 1, "heads": 2, "kv_heads": 1}', 'dtype=float32', 'grad_ckpt=false',
             'gen_cache=dynamic', 'max_new_tokens=4', 'max_turns=1', 'ppo_iterations=1', 'ppo_episodes=16', 'mini_batch=16',
-            'micro_batch=8', 'evaluators=1']
+            'micro_batch=8', 'evaluators=1', 'warmup_iterations=1', 'warmup_episodes=3']
     env = {**os.environ, 'ACCELERATE_USE_CPU': 'true', 'OMP_NUM_THREADS': '1'}
     r = subprocess.run([sys.executable, '-m', 'torch.distributed.run', '--standalone', '--nproc_per_node', '2', '-m', 'cuda_agent_wb.train',
-                        '--preset', 'gpu-100m', '--stages', '4', '--out', str(out), *[a for s in sets for a in ('--set', s)]],
+                        '--preset', 'gpu-100m', '--stages', '1,4', '--out', str(out), *[a for s in sets for a in ('--set', s)]],
                        capture_output=True, text=True, timeout=600, env=env, cwd=ROOT)
     assert r.returncode == 0, r.stderr[-3000:]
     m = read_metrics(out/'metrics.jsonl')
-    assert m['stage'].tolist() == ['agentic'] and m['episodes'].tolist() == [16.0]          # 8 per process, summed
+    assert m['stage'].tolist() == ['warmup', 'agentic'] and m['episodes'].tolist() == [4.0, 16.0]   # per process 2 and 8, summed
     names = sorted(p.stem for p in (out/'trajectories'/'agentic'/'it0000').glob('*.jsonl') if '__s' in p.stem)
     assert names == sorted(f"{t}__s{s}" for t in make_config('gpu-100m').tasks for s in range(4)), names
     assert (out/'final'/'actor'/'config.json').is_file()
