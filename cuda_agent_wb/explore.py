@@ -199,7 +199,7 @@ class Explorer:
         outcomes = ['all'] + sorted(self.index['outcome'].unique()) if len(self.index) else ['all']
         self.level = W.Dropdown(options=levels, description='level')
         self.outcome = W.Dropdown(options=outcomes, description='outcome')
-        self.min_reward = W.Dropdown(options=[('any', None), ('>= 1', 1), ('>= 2', 2), ('>= 3', 3)], description='reward')
+        self.min_reward = W.Dropdown(options=[('any', -9), ('>= 1', 1), ('>= 2', 2), ('>= 3', 3)], description='reward')   # -9: every reward (None would show blank)
         self.chooser = W.Dropdown(description='trajectory', layout=W.Layout(width='480px'))
         self.step = W.IntSlider(min=1, max=1, description='turn', continuous_update=False)    # the turn number the header shows
         self.play = W.Play(min=1, max=1, interval=1200, description='play')

@@ -133,6 +133,7 @@ def test_explorer_on_a_failing_run(lab, tmp_path):
         step_turns(page, 2)
         assert header(page).startswith('6 of 7') and 'incorrect_output' in page.locator('.cawb-explorer').inner_text()
         shot(page, 'explorer_failing_turn6.png')
+        assert page.locator('.cawb-explorer select').nth(2).evaluate('s => s.selectedIndex >= 0 ? s.options[s.selectedIndex].text : ""') == 'any'
         text = page.inner_text('.jp-NotebookPanel')
         browser.close()
     assert 'Traceback' not in text, text[:2000]
