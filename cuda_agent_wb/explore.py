@@ -260,10 +260,10 @@ def widget(self: Explorer):
     "The explorer's top-level widget (one sentence instead when there is nothing to explore)."
     W, p = self.W, self.panes
     if not len(self.index): return W.HTML(f"<b>No trajectories to explore</b> ({len(self.errors)} unreadable).")
-    sec = lambda title, w: W.VBox([W.HTML(f"<h4 style='margin:4px 0'>{title}</h4>"), w])
+    sec = lambda title, w, width='auto': W.VBox([W.HTML(f"<h4 style='margin:4px 0'>{title}</h4>"), w], layout=W.Layout(width=width))
     return W.VBox([self.scroller, W.HBox([self.level, self.outcome, self.min_reward]), self.chooser, W.HBox([self.play, self.step]),
                    p['header'], self.fig_box,
-                   W.HBox([sec('model text', p['text']), sec('tool call', p['call'])]),
+                   W.HBox([sec('model text', p['text'], '50%'), sec('tool call', p['call'], '50%')]),     # side by side, half each
                    sec('observation', p['observation']), sec('diff vs previous version', p['diff']),
                    sec('verify result', p['verify']), sec('profiler', p['profile'])]).add_class('cawb-explorer')
 Explorer.widget = widget
