@@ -18,10 +18,10 @@ from .tasks import Task, TaskError, load_tasks
 __all__ = ['PROTECTED', 'MAX_READ_CHARS', 'MAX_LIST', 'TOOLS', 'TOOL_NAMES', 'SYSTEM_PROMPT', 'TASK_PROMPT', 'PARSE_HINT',
            'FALLBACK_CHAT_TEMPLATE', 'skill_document', 'ToolError', 'Workspace', 'sandbox_mounts', 'sandbox_available',
            'run_sandboxed', 'solution_files', 'solution_hash', 'format_kernel_table', 'check_args', 'StepOut',
-           'KernelEnv', 'relative_paths', 'errors_once', 'parse_failure', 'close_brackets', 'parse_tool_call',
-           'PolicyOutput', 'PolicyError', 'append_turn', 'ContextExceeded', 'approx_tokens', 'approx_chat_tokens',
-           'fit_context', 'render_tool_call', 'Policy', 'ScriptedPolicy', 'load_script', 'script_path',
-           'read_trajectory', 'ReplayPolicy', 'tools_prompt', 'HFPolicy', 'tiny_lm', 'OpenAIPolicy']
+           'KernelEnv', 'parse_failure', 'close_brackets', 'parse_tool_call', 'PolicyOutput', 'PolicyError',
+           'append_turn', 'ContextExceeded', 'approx_tokens', 'approx_chat_tokens', 'fit_context', 'render_tool_call',
+           'Policy', 'ScriptedPolicy', 'load_script', 'script_path', 'read_trajectory', 'ReplayPolicy', 'tools_prompt',
+           'HFPolicy', 'tiny_lm', 'OpenAIPolicy']
 
 # %% ../nbs/08_agent.ipynb #a245c342
 _BACKEND_FACTS = {
@@ -513,27 +513,8 @@ KernelEnv.reset = _reset
 # %% ../nbs/08_agent.ipynb #680f6a4d
 _STAGES = {'compile': ('compile',), 'verify': ('compile', 'verify'), 'profile': ('compile', 'verify', 'profile')}
 
-# %% ../nbs/08_agent.ipynb #e25c0002
-_BUILD_DIR = re.compile(r"[^\s'\"():]*/(?:builds/src|torch_extensions)/[\w.-]+/")   # a staged copy of the workdir in the build cache
-
-def relative_paths(x, workdir=None):
-    "`x` (text, or a dict / list of them) with build-cache, workdir and project prefixes cut (the cache named `<cache>`): paths as the workdir names them."
-    if isinstance(x, str):
-        x = _BUILD_DIR.sub('', x).replace(f"{get_settings().paths.cache}/", '<cache>/')      # the cache may live outside the project
-        for root in ([workdir, Path(workdir).resolve()] if workdir else []) + [get_settings().file.parent]: x = x.replace(f"{root}/", '')
-        return x
-    if isinstance(x, dict): return {k: relative_paths(v, workdir) for k, v in x.items()}
-    if isinstance(x, list): return [relative_paths(v, workdir) for v in x]
-    return x
-
-# %% ../nbs/08_agent.ipynb #e25c0005
-def errors_once(text: str, error: str|None) -> str:
-    "A failed build's observation with its first error lines said once: dropped above the log excerpt that repeats them."
-    lines = (error or '').removeprefix('compile_error: ').splitlines()
-    block = 'compile_error: ' + '\n'.join(lines) + '\n'
-    if not lines or block not in text: return text
-    rest = text.replace(block, 'compile_error (the compiler says):\n', 1)
-    return rest if all(l in rest for l in lines) else text
+# %% ../nbs/08_agent.ipynb #e25c0007
+from .workdir import relative_paths, errors_once   # paths as the workdir names them, errors said once (02_workdir)
 
 # %% ../nbs/08_agent.ipynb #992f973a
 def _evaluate(self: KernelEnv, tool: str):

@@ -13,7 +13,8 @@ from .tasks import Task
 
 # %% auto #0
 __all__ = ['BINDING_HEADER', 'SOURCE_SUFFIXES', 'LAYOUTS', 'CUDA_AGENT_REGISTRY', 'CUDA_AGENT_BINDING', 'EXAMPLE_CPU_RELU',
-           'SolutionError', 'Solution', 'load_solution', 'make_workdir', 'write_solution']
+           'SolutionError', 'Solution', 'load_solution', 'make_workdir', 'write_solution', 'relative_paths',
+           'errors_once']
 
 # %% ../nbs/02_workdir.ipynb #e97df0ec
 _BINDING_TYPES = r'''// cawb_binding.h - cuda-agent-wb's binding registry. No torch headers: tensors arrive as plain C views.
@@ -264,3 +265,27 @@ def write_solution(dest, files: dict) -> Path:
         (d/name).parent.mkdir(parents=True, exist_ok=True)
         (d/name).write_text(text)
     return d
+
+# %% ../nbs/02_workdir.ipynb #e25d0002
+from .config import get_settings
+
+_BUILD_DIR = re.compile(r"[^\s'\"():]*/(?:builds/src|torch_extensions)/[\w.-]+/")   # a staged copy of the workdir in the build cache
+
+def relative_paths(x, workdir=None):
+    "`x` (text, or a dict / list of them) with build-cache, workdir and project prefixes cut (the cache named `<cache>`): paths as the workdir names them."
+    if isinstance(x, str):
+        x = _BUILD_DIR.sub('', x).replace(f"{get_settings().paths.cache}/", '<cache>/')      # the cache may live outside the project
+        for root in ([workdir, Path(workdir).resolve()] if workdir else []) + [get_settings().file.parent]: x = x.replace(f"{root}/", '')
+        return x
+    if isinstance(x, dict): return {k: relative_paths(v, workdir) for k, v in x.items()}
+    if isinstance(x, list): return [relative_paths(v, workdir) for v in x]
+    return x
+
+# %% ../nbs/02_workdir.ipynb #e25d0005
+def errors_once(text: str, error: str|None) -> str:
+    "A failed build's observation with its first error lines said once: dropped above the log excerpt that repeats them."
+    lines = (error or '').removeprefix('compile_error: ').splitlines()
+    block = 'compile_error: ' + '\n'.join(lines) + '\n'
+    if not lines or block not in text: return text
+    rest = text.replace(block, 'compile_error (the compiler says):\n', 1)
+    return rest if all(l in rest for l in lines) else text

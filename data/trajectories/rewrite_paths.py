@@ -1,4 +1,4 @@
-"""Rewrite the machine paths in recorded trajectories as the agent now reads them (`cuda_agent_wb.agent.relative_paths`):
+"""Rewrite the machine paths in recorded trajectories as the agent now reads them (`cuda_agent_wb.workdir.relative_paths`):
 the build cache's staged copy of the workdir cut (`.../builds/src/<hash>-cuda/kernels/relu.cu` -> `kernels/relu.cu`),
 the cache folder written `<cache>`, the workdir and project prefixes cut. Only path prefixes change: every other byte of
 every record (timings, rewards, flags, token estimates) stays as recorded. Used for `cuda/`, which needs an H100 to
@@ -8,7 +8,7 @@ regenerate; `cpu/` is regenerated instead (data/trajectories/README.md).
 """
 import json, sys
 from pathlib import Path
-from cuda_agent_wb.agent import relative_paths
+from cuda_agent_wb.workdir import relative_paths
 
 
 def rewrite(f: Path) -> int:
