@@ -16,9 +16,9 @@ from .config import get_settings, cache_dir
 __all__ = ['TIMING_METHOD', 'PROFILER_LOCK', 'ATEN_KERNEL_MARKERS', 'ORDER_TOL_NS', 'set_precision_policy', 'device_name',
            'env_fingerprint', 'lock_holders', 'flock_saying', 'device_lock_key', 'DeviceLock', 'Timer', 'cudart',
            'reset_persisting_l2', 'calls_for_budget', 'median_ci', 'summarise', 'baseline_key', 'use_compile_cache',
-           'measure_baselines', 'cached_baselines', 'quiet_stderr', 'kernel_table', 'reference_kernel_table',
-           'torch_kernels', 'profile_records', 'launch_index', 'launched_in', 'call_spans', 'call_order',
-           'order_summary']
+           'measure_baselines', 'cached_baselines', 'host_load', 'load_changed', 'quiet_stderr', 'kernel_table',
+           'reference_kernel_table', 'torch_kernels', 'profile_records', 'launch_index', 'launched_in', 'call_spans',
+           'call_order', 'order_summary']
 
 # %% ../nbs/06_profile.ipynb #48b7a718
 def set_precision_policy(allow_tf32: bool|str) -> dict:
@@ -268,15 +268,24 @@ def measure_baselines(model, input_sets, timer: Timer, n: int, warmup: int, budg
     return res
 
 # %% ../nbs/06_profile.ipynb #69d1af66
-def cached_baselines(key: str, compute) -> dict:
-    "Read baselines for `key` from the cache, or `compute()` and store them."
+def cached_baselines(key: str, compute, fresh: bool = False) -> dict:
+    "Read baselines for `key` from the cache (unless `fresh`), or `compute()` and store them."
     f = cache_dir('baselines')/f"{key}.json"
-    if f.exists():
+    if f.exists() and not fresh:
         try: return {**json.loads(f.read_text()), 'cached': True}
         except json.JSONDecodeError: pass
     res = compute()
     tmp = f.with_suffix(f'.{os.getpid()}.tmp'); tmp.write_text(json.dumps(res)); os.replace(tmp, f)
     return {**res, 'cached': False}
+
+# %% ../nbs/06_profile.ipynb #2b47dbb3
+def host_load() -> float:
+    "Runnable processes per core over the last minute (`os.getloadavg`)."
+    return round(os.getloadavg()[0] / (os.cpu_count() or 1), 2)
+
+def load_changed(then: float|None, now: float, step: float = 1.0) -> bool:
+    "Whether the host load moved by `step` per core or more since a baseline was timed (unknown then: yes)."
+    return then is None or abs(now - then) >= step
 
 # %% ../nbs/06_profile.ipynb #959ca597
 from contextlib import contextmanager
