@@ -425,9 +425,9 @@ def stream_spans(self: Timer, fn, input_sets: list, calls: int = 10) -> dict:
     if not self.cuda: return {}
     self.gpu_sleep(1e-3); self.sync()                  # calibrates the sleep outside the trace
     head, rows = max(self.head_start_ms, 0.05), []
-    for _ in range(3):                                 # most calls ungated: the host is slow, give it a longer head start
+    for traces in range(1, 4):                                 # most calls ungated: the host is slow, give it a longer head start
         recs, gated = self.profiled_calls(fn, input_sets, calls + 1, head)     # a trace's first call is not counted
         rows += [r and {**r, 'gated': g} for r, g in zip(call_order(recs, calls + 1)[1:], gated[1:])]
         if 2 * sum(gated[1:]) >= calls: break
         head = min(4 * head, 200.0)
-    return {'spans': [r['span'] for r in rows if r], 'order': {**order_summary(rows), 'head_ms': round(head, 3)}}
+    return {'spans': [r['span'] for r in rows if r], 'order': {**order_summary(rows), 'head_ms': round(head, 3), 'traces': traces}}
