@@ -684,7 +684,7 @@ def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: di
     base = self.ref.ask({**req, 'cmd': 'baselines'}, timeout=900)
     if 'error' not in base and load_changed(base.get('host_load'), load := host_load()):      # timed under another load: again, beside the candidate
         base = {**self.ref.ask({**req, 'cmd': 'baselines', 'fresh': True}, timeout=900), 'retimed_at_load': load}
-    if 'error' in base: sess.send({'time': False}); res.error = f"baselines: {base['error']}"; return
+    if 'error' in base: sess.send({'time': False}); res.task_failed(f"baselines: {base['error']}"); return   # the reference alone ran: the task's
     keep = sorted(secrets.SystemRandom().sample(range(tj['n']), min(2, tj['n'])))
     sess.set_limit(*self.phase_limit(ref, 'profile', tj['warmup'] + 2 * tj['n'] + 12))
     sess.send({'time': True, 'keep': keep, 'kernels': self.kernel_breakdown})
@@ -880,7 +880,6 @@ def _run_session(self: Evaluator, res: EvalResult, sess: Session, req: dict, sta
     res.breakdown['device_wait_s'] = round(res.breakdown.get('device_wait_s', 0) + time.perf_counter() - t2, 3)   # apart from profile_s
     t3 = time.perf_counter(); self._profile(res, sess, ref, req)
     res.breakdown['profile_s'] = round(time.perf_counter() - t3, 3)
-    if 'candidate' not in res.timings and (res.error or '').startswith('baselines: '): res.task_failed(res.error)
     res.stage = 'done'
 
 # %% ../nbs/07_reward.ipynb #209714ad
