@@ -129,9 +129,10 @@ def check_signal(ref, cand, max_rel: float = 0.1) -> Flag|None:
 
 # %% ../nbs/05_verify.ipynb #3b8c744b
 def trivial_outputs(r: torch.Tensor) -> dict:
-    "Trivial stand-ins for reference leaf `r`: all zeros, and its mean everywhere."
+    "Trivial stand-ins for reference leaf `r`: all zeros, and its mean everywhere (one value each, expanded: no copy of a large output)."
     rf = _as_float(r)
-    return {'zeros': torch.zeros_like(rf), 'constant': torch.full_like(rf, float(rf.mean(dtype=torch.float64)))}
+    one = lambda v: torch.full((), v, dtype=rf.dtype, device=rf.device).expand_as(rf)
+    return {'zeros': one(0.0), 'constant': one(float(rf.mean(dtype=torch.float64)))}
 
 def degenerate_reasons(r, atol: float, rtol: float) -> list[str]:
     "Which trivial outputs of `trivial_outputs` pass `check_close` against reference leaf `r`."
