@@ -90,6 +90,8 @@ SCHEMA = {
                     context_tokens=_posint, temperature=_nonneg, max_new_tokens=_posint),
     'service': dict(url=str, use=_choice('auto', 'always', 'never'), host=str, port=_port, token_env=str, db='optpath',
                     max_request_mb=_positive, job_timeout_s=_positive),
+    'env_server': dict(url=str, host=str, port=_port, token_env=str, max_episodes=_posint, idle_timeout_s=_positive,
+                       max_request_mb=_positive),
 }
 
 # %% ../nbs/00_config.ipynb #f9a24112
@@ -121,7 +123,7 @@ def _read_ini(f: Path):
     return cp
 
 # %% ../nbs/00_config.ipynb #51469b93
-NON_SETTING_ENV = ('CAWB_SETTINGS', 'CAWB_SERVICE_TOKEN', 'CAWB_GPU_RESULTS', 'CAWB_SLOW_TESTS')
+NON_SETTING_ENV = ('CAWB_SETTINGS', 'CAWB_SERVICE_TOKEN', 'CAWB_ENV_TOKEN', 'CAWB_GPU_RESULTS', 'CAWB_SLOW_TESTS')
 
 def _closest(name: str, known) -> str:
     m = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
@@ -159,7 +161,7 @@ def load_settings(path=None, env=None) -> SimpleNamespace:
             elif cp.has_option(sec, key): vals[key] = parse_value(sec, key, cp.get(sec, key), f.parent, str(f))
             else: raise SettingsError(f"{f}: [{sec}] {key} is missing (add it, or set ${var})")
         setattr(res, sec, SimpleNamespace(**vals))
-    for w in unknown_settings(cp, env, f, (res.service.token_env, res.policy.api_key_env)): _warn_once(w)
+    for w in unknown_settings(cp, env, f, (res.service.token_env, res.env_server.token_env, res.policy.api_key_env)): _warn_once(w)
     return res
 
 # %% ../nbs/00_config.ipynb #67755a0c
