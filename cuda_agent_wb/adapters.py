@@ -14,7 +14,7 @@ from .tasks import TaskError
 
 # %% auto #0
 __all__ = ['TOOL_SCHEMA', 'service_client', 'completion_text', 'task_of', 'solution_workdir', 'score_replies', 'trl_reward',
-           'compute_score', 'compute_score_batch', 'verl_tool_class']
+           'TRLKernelEnv', 'trl_environment', 'compute_score', 'compute_score_batch', 'verl_tool_class']
 
 # %% ../nbs/12a_adapters.ipynb #1eaf053a
 _clients, _clients_lock = {}, threading.Lock()
@@ -81,6 +81,129 @@ def trl_reward(url: str|None = None, task_column: str = 'task', id_column: str|N
         res = score_replies(completions, kwargs[task_column], url, stages, rules, kwargs.get(id_column) if id_column else None)
         return [-1.0 if r is None else None if r.task_error else float(r.reward_continuous if continuous else r.reward) for r in res]   # None: TRL leaves it out
     return cawb_kernel_reward
+
+# %% ../nbs/12a_adapters.ipynb #655b5999
+class TRLKernelEnv:
+    "One TRL rollout's environment: an episode on a `cawb env-serve`; KernelEnv's tools as methods, its best reward as `get_reward`."
+    def __init__(self, envs, task_column: str = 'task', id_column: str|None = None, max_turns: int|None = None, rules: str|None = None):
+        self._envs, self._task_column, self._id_column, self._max_turns, self._rules = envs, task_column, id_column, max_turns, rules
+        self._env, self._best = None, None
+
+    def reset(self, **row) -> str:
+        "Start an episode on the row's task; returns its opening (the system prompt and the task) for the prompt."
+        if self._task_column not in row: raise KeyError(f"the dataset has no {self._task_column!r} column (trl_environment(task_column=...) names it)")
+        self._close()
+        task = task_of(row[self._task_column], row.get(self._id_column) if self._id_column else None)
+        self._env = self._envs.make_env(task, max_turns=self._max_turns, rules=self._rules)
+        self._best = None
+        return '\n\n'.join(m['content'] for m in self._env.reset())
+
+    def get_reward(self) -> float|None:
+        "The episode's best milestone reward; -1 when nothing was scored, None after a task error (not the policy's fault)."
+        if self._env is not None and self._env.stop_reason == 'task_error': return None
+        return -1.0 if self._best is None else float(self._best)
+
+    def _step(self, tool: str, **args) -> str:
+        "One tool call as a step of the episode on the server; the observation."
+        if self._env is None: return "Error: no episode (reset first)"
+        out = self._env.step({'tool': tool, 'args': {k: v for k, v in args.items() if v is not None}})
+        if out.reward is not None: self._best = out.reward if self._best is None else max(self._best, out.reward)
+        return out.observation
+
+    def _close(self):
+        if self._env is not None: self._env.close(); self._env = None
+    def __del__(self):
+        try: self._close()
+        except Exception: pass
+
+# %% ../nbs/12a_adapters.ipynb #d5660707
+def _read_file(self, path: str, offset: int = 1, limit: int = 400) -> str:
+    """Read a file in the workdir as numbered lines (a directory lists its entries).
+
+    Args:
+        path: the file, relative to the workdir
+        offset: first line, 1-based
+        limit: number of lines
+    """
+    return self._step('read_file', path=path, offset=offset, limit=limit)
+
+def _write_file(self, path: str, content: str) -> str:
+    """Create or overwrite a file in the workdir; an existing file must be read first.
+
+    Args:
+        path: the file, relative to the workdir
+        content: the whole text of the file
+    """
+    return self._step('write_file', path=path, content=content)
+
+def _edit_file(self, path: str, old_string: str, new_string: str, replace_all: bool = False) -> str:
+    """Replace an exact snippet of a file read before (one occurrence unless replace_all).
+
+    Args:
+        path: the file, relative to the workdir
+        old_string: the exact text to replace
+        new_string: the text to put there
+        replace_all: replace every occurrence
+    """
+    return self._step('edit_file', path=path, old_string=old_string, new_string=new_string, replace_all=replace_all)
+TRLKernelEnv.read_file, TRLKernelEnv.write_file, TRLKernelEnv.edit_file = _read_file, _write_file, _edit_file
+
+# %% ../nbs/12a_adapters.ipynb #73605d6d
+def _glob(self, pattern: str) -> str:
+    """List workdir files matching a glob pattern, e.g. kernels/*.cu or **/*.py.
+
+    Args:
+        pattern: the glob pattern
+    """
+    return self._step('glob', pattern=pattern)
+
+def _grep(self, pattern: str, glob: str = '*') -> str:
+    """Search workdir files for a regular expression.
+
+    Args:
+        pattern: the regular expression
+        glob: only files whose names match this pattern
+    """
+    return self._step('grep', pattern=pattern, glob=glob)
+
+def _bash(self, command: str) -> str:
+    """Run a shell command in the workdir, sandboxed: no network, only the workdir is writable.
+
+    Args:
+        command: the command line
+    """
+    return self._step('bash', command=command)
+TRLKernelEnv.glob, TRLKernelEnv.grep, TRLKernelEnv.bash = _glob, _grep, _bash
+
+# %% ../nbs/12a_adapters.ipynb #bac090d6
+def _compile(self) -> str:
+    "Compile the solution (kernels/ and model_new.py) and show the compiler log."
+    return self._step('compile')
+
+def _verify(self) -> str:
+    "Compile and check ModelNew against Model on fresh random inputs."
+    return self._step('verify')
+
+def _profile(self) -> str:
+    "Compile, verify and time the solution against PyTorch eager and torch.compile; shows the reference's per-kernel profile."
+    return self._step('profile')
+
+def _finish(self, summary: str = '') -> str:
+    """End the episode; the last version is scored if it has not been profiled yet.
+
+    Args:
+        summary: what you did, briefly
+    """
+    return self._step('finish', summary=summary)
+TRLKernelEnv.compile, TRLKernelEnv.verify, TRLKernelEnv.profile, TRLKernelEnv.finish = _compile, _verify, _profile, _finish
+
+# %% ../nbs/12a_adapters.ipynb #ce4d79bb
+def trl_environment(url: str|None = None, task_column: str = 'task', id_column: str|None = None, max_turns: int|None = None,
+                    rules: str|None = None, token: str|None = None):
+    "An `environment_factory` for TRL's GRPOTrainer: each instance an episode on the env server(s) at `url` (default: settings.ini [env_server] url)."
+    from functools import partial
+    from cuda_agent_wb.env_server import RemoteKernelEnvs
+    return partial(TRLKernelEnv, RemoteKernelEnvs(url, token), task_column, id_column, max_turns, rules)
 
 # %% ../nbs/12a_adapters.ipynb #d70f83d0
 def _score_dict(r) -> dict:

@@ -15,8 +15,8 @@ from .tasks import TaskError
 
 # %% auto #0
 __all__ = ['app', 'tasks_app', 'SERVER_OPTION', 'LOCAL_OPTION', 'fail', 'tasks_list', 'tasks_audit', 'demo', 'evaluate',
-           'rollout', 'eval_', 'evaluate_dir', 'synth', 'synth_recheck', 'synth_seeds', 'train', 'serve', 'baselines',
-           'main']
+           'rollout', 'eval_', 'evaluate_dir', 'synth', 'synth_recheck', 'synth_seeds', 'train', 'serve', 'env_serve',
+           'baselines', 'main']
 
 # %% ../nbs/90_cli.ipynb #00277d64
 app = typer.Typer(help="cuda-agent-wb: agentic RL for CUDA kernel generation. Verbs mirror the notebooks.",
@@ -249,16 +249,23 @@ def evaluate(task: Path = typer.Argument(..., help="task file (KernelBench forma
         res = ev.evaluate(t, solution, stages=st, rules=rule_set, strict=strict)
     _print_result(res.to_dict(), res.summary(), json_out)
 
+# %% ../nbs/90_cli.ipynb #50bed9b3
+def _env_servers(urls):
+    "RemoteKernelEnvs for --env-server, or one sentence and exit 1."
+    from cuda_agent_wb.env_server import RemoteKernelEnvs
+    try: return RemoteKernelEnvs(urls)
+    except ServiceError as e: fail(str(e))
+
 # %% ../nbs/90_cli.ipynb #f1723935
 def _run_rollout(tasks, policy, samples, backend, out, resume=False, workers=0, eval_workers=0, max_turns=None,
-                 mode='train', layout='cawb', url=None, **policy_kw):
+                 mode='train', layout='cawb', url=None, envs=None, **policy_kw):
     "Build the evaluators (a service at `url`, else a local pool) and the policy factory, run the rollout, print the tables."
     import pandas as pd
     from cuda_agent_wb.rollout import EvaluatorPool, make_policy_factory, rollout, best_per_task
     from cuda_agent_wb.agent import PolicyError
     try: make_policy = make_policy_factory(policy, backend, **policy_kw)
     except (PolicyError, ValueError) as e: fail(str(e))
-    with (_remote(url, backend, True) if url else EvaluatorPool.for_backend(backend, eval_workers)) as pool:
+    with (envs or (_remote(url, backend, True) if url else EvaluatorPool.for_backend(backend, eval_workers))) as pool:   # envs: env servers
         df = rollout(tasks, make_policy, pool, out, samples=samples, workers=workers or len(getattr(pool, 'evaluators', ())) or 8,
                      resume=resume, max_turns=max_turns, mode=mode, layout=layout)
     cols = [c for c in ('task_id', 'sample', 'best_reward', 'best_speedup_vs_eager', 'best_speedup_vs_compile',
@@ -292,20 +299,24 @@ def rollout(tasks: Path = typer.Argument(..., help="task file or folder"),
             temperature: Optional[float] = typer.Option(None, min=0.0, help="hf/openai: sampling temperature"),
             layout: str = typer.Option("cawb", help="workdir layout: cawb (cawb_binding.h) or cuda-agent (CUDA Agent's binding.cpp + binding_registry.h)"),
             server: Optional[str] = SERVER_OPTION,
-            local: bool = LOCAL_OPTION):
+            local: bool = LOCAL_OPTION,
+            env_server: Optional[str] = typer.Option(None, help="play the episodes on env server(s) (cawb env-serve URLs, comma-separated): their tools and evaluations run there")):
     "Run the agent on TASKS with a policy, K samples each, recording trajectories to OUT."
     from cuda_agent_wb.tasks import load_tasks
     if policy not in ('hf', 'openai', 'replay', 'scripted'): fail(f"--policy {policy!r}: choose hf, openai, replay or scripted")
     if mode not in ('train', 'eval'): fail(f"--mode {mode!r}: choose train or eval")
     if layout not in ('cawb', 'cuda-agent'): fail(f"--layout {layout!r}: choose cawb or cuda-agent")
     if not tasks.exists(): fail(f"{tasks}: no such task file or folder")
-    be, url = _backend_and_url(backend, server, local)
+    if env_server and (server or local): fail("--env-server plays the episodes on the env server, which has its own evaluators: leave out --server / --local")
+    envs = _env_servers(env_server) if env_server else None
+    if envs and backend not in ('auto', envs.backend_name): fail(f"--backend {backend}: the env server(s) at {env_server} serve {envs.backend_name}")
+    be, url = (envs.backend_name, None) if envs else _backend_and_url(backend, server, local)
     ts, errors = load_tasks(tasks)
     for e in errors: typer.echo(f"cawb: skipped {e}", err=True)
     if not ts: fail(f"{tasks}: no tasks to run")
     kw = {k: v for k, v in dict(model=model, base_url=base_url, replay=replay, scripts=scripts).items() if v is not None}
     if temperature is not None: kw['temperature'] = temperature
-    df = _run_rollout(ts, policy, samples, be, out, resume, workers, eval_workers, max_turns, mode, layout=layout, url=url, **kw)
+    df = _run_rollout(ts, policy, samples, be, out, resume, workers, eval_workers, max_turns, mode, layout=layout, url=url, envs=envs, **kw)
     if (df['error'].notna() | (df['invalid'].fillna(False).astype(bool) if 'invalid' in df else False)).all(): raise typer.Exit(1)   # nothing scored
 
 # %% ../nbs/90_cli.ipynb #504bab17
@@ -538,6 +549,25 @@ def serve(backend: str = typer.Option("auto", help="cpu, cuda or auto"),
     if gpu_list is not None and be != 'cuda': fail("--gpus is for the cuda backend; use --workers on the cpu backend")
     workers = workers or (2 if be == 'cuda' else 1)       # on an H100, 2 per GPU: 10,400 new candidates an hour against 7,700
     try: run_service(be, gpu_list, workers, host, port, token_env, db, echo=lambda m: typer.echo(m, err=True))
+    except (ServiceError, OSError) as e: fail(str(e))
+
+# %% ../nbs/90_cli.ipynb #fdffbbd0
+@app.command("env-serve")
+def env_serve(backend: str = typer.Option("auto", help="cpu, cuda or auto (with --service: the service's)"),
+              service: Optional[str] = typer.Option(None, help="evaluation service URL(s) (cawb serve) for compile / verify / profile; default: evaluators in this process"),
+              evaluators: int = typer.Option(0, min=0, help="without --service: local evaluators (0: one per visible GPU on cuda, 1 on cpu)"),
+              tasks: Optional[Path] = typer.Option(None, help="task file or folder served by id (default: the bundled data/tasks); any task can also be sent as source"),
+              host: Optional[str] = typer.Option(None, help="address to bind (default: settings.ini [env_server] host, 127.0.0.1); any other than loopback needs a token"),
+              port: Optional[int] = typer.Option(None, min=1, max=65535, help="port (default: settings.ini [env_server] port)"),
+              token_env: Optional[str] = typer.Option(None, help="environment variable holding the bearer token (default: settings.ini [env_server] token_env)"),
+              max_episodes: Optional[int] = typer.Option(None, min=1, help="episodes (sessions) at once (default: settings.ini [env_server] max_episodes)"),
+              idle_timeout: Optional[float] = typer.Option(None, min=0.001, help="seconds without a message before an episode is closed and its workdir removed (default: settings.ini [env_server] idle_timeout_s)"),
+              workdirs: Optional[Path] = typer.Option(None, help="folder for the episodes' workdirs (default: a new temporary folder, removed at exit)")):
+    "Serve the agent's environment (KernelEnv) over OpenEnv: an episode per WebSocket session at /ws (reset / step / state), GET /info."
+    from cuda_agent_wb.env_server import serve_env
+    be = _check_backend(backend).name if backend != 'auto' or not service else 'auto'
+    if tasks is not None and not tasks.exists(): fail(f"--tasks {tasks}: no such task file or folder")
+    try: serve_env(be, service, evaluators, tasks, host, port, token_env, max_episodes, idle_timeout, workdirs, echo=lambda m: typer.echo(m, err=True))
     except (ServiceError, OSError) as e: fail(str(e))
 
 # %% ../nbs/90_cli.ipynb #7c59b678

@@ -13,6 +13,7 @@ from pathlib import Path
 import pandas as pd
 from .config import get_settings
 from .tasks import Task, load_tasks
+from .client import ServiceError
 from .agent import (KernelEnv, PolicyOutput, PolicyError, ContextExceeded, ScriptedPolicy, ReplayPolicy,
                                  append_turn, solution_hash, load_script, script_path, _safe_id, read_trajectory)
 
@@ -58,11 +59,14 @@ def make_header(task: Task, sample: int, policy, env: KernelEnv, messages: list)
     "The header record of a trajectory."
     s = get_settings()
     _rules_of = lambda ev: getattr(ev, 'rules', None) or getattr(next(iter(getattr(ev, 'evaluators', []) or []), None), 'rules', None) or s.eval.rules
-    settings = dict(max_turns=env.max_turns, bash_timeout=env.bash_timeout, eval=vars(s.eval), timing=vars(s.timing),
-                    sandbox=vars(s.sandbox), policy=vars(s.policy))
+    remote = getattr(env, 'episode', None) or {}             # an env-server episode: the server's device and settings
+    settings = dict(max_turns=env.max_turns, bash_timeout=env.bash_timeout, **(remote.get('settings') or dict(
+                    eval=vars(s.eval), timing=vars(s.timing), sandbox=vars(s.sandbox), policy=vars(s.policy))))
     return dict(type='header', task_id=task.id, task_hash=task.hash, sample=sample, policy=policy.describe(),
-                backend=env.backend, device=_device_name(env.backend), versions=_versions(), settings=settings,
-                workdir=str(env.workdir), layout=getattr(env, 'layout', 'cawb'), rules=_rules_of(env.evaluator if hasattr(env, 'evaluator') else None),
+                backend=env.backend, device=remote.get('device') or _device_name(env.backend), versions=remote.get('versions') or _versions(),
+                settings=settings, workdir=str(env.workdir), layout=getattr(env, 'layout', 'cawb'),
+                rules=remote.get('rules') or _rules_of(env.evaluator if hasattr(env, 'evaluator') else None),
+                **({'env_server': {'url': env.url, 'episode': remote.get('id')}} if remote else {}),
                 system_prompt=messages[0]['content'], task_prompt=messages[1]['content'],
                 started=datetime.now(timezone.utc).isoformat(timespec='seconds'))
 
@@ -154,7 +158,17 @@ def run_trajectory(task: Task, policy, evaluator, out_dir, sample: int = 0, back
     if prior and prior['summary']: return prior['summary']
     if prior and prior['header'] and prior['header']['task_hash'] != task.hash:
         raise ValueError(f"{path}: recorded for another version of task {task.id}; use a new --out or delete the file")
-    env = KernelEnv(task, evaluator, backend, out_dir/'work'/stem, max_turns, mode, **env_kw)
+    make_env = getattr(evaluator, 'make_env', None)          # env servers (env_server.RemoteKernelEnvs) make the episode there
+    env = (make_env(task, out_dir/'work'/stem, max_turns, mode, backend, **env_kw) if make_env
+           else KernelEnv(task, evaluator, backend, out_dir/'work'/stem, max_turns, mode, **env_kw))
+    if prior and prior['header'] and not getattr(env, 'resumable', True):
+        print(f"cawb: {path.name}: an env-server episode cannot resume (its workdir was the server's): played again", file=sys.stderr); prior = None
+    try: return _start_and_play(env, task, sample, policy, prior, path, out_dir, stem)
+    finally:
+        if hasattr(env, 'close'): env.close()      # a remote episode: the server removes its workdir
+
+def _start_and_play(env, task, sample, policy, prior, path, out_dir, stem) -> dict:
+    "Reset (or restore) `env`, then play the episode into its trajectory file."
     if prior and prior['header']:
         drop_torn_tail(path); env.reset(resume=True); _restore(env, prior)
         messages, steps, writer = chat_from_trajectory(prior), list(prior['steps']), TrajectoryWriter(path)
@@ -257,7 +271,7 @@ def rollout(tasks: list, make_policy, evaluator, out_dir, samples: int = 1, work
     jobs = [(t, k) for t in tasks for k in range(samples)] if jobs is None else list(jobs)
     def one(t, k):
         try: return _row(t, k, run_trajectory(t, make_policy(t, k), evaluator, out_dir, k, resume=resume, **kw))
-        except (PolicyError, ValueError, OSError) as e: return _row(t, k, error=str(e))
+        except (PolicyError, ValueError, OSError, ServiceError) as e: return _row(t, k, error=str(e))   # ServiceError: an env server's, named
     rows = []
     with ThreadPoolExecutor(max(1, workers)) as pool, tqdm(total=len(jobs), desc='rollout', disable=not progress, file=sys.stderr) as bar:
         for fut in as_completed([pool.submit(one, t, k) for t, k in jobs]):

@@ -656,6 +656,7 @@ class RunSettings:
     env: str = 'kernel'                  # 'kernel' (KernelEnv + evaluator) or 'toy' (GuessEnv)
     backend: str = 'cpu'                 # evaluator backend: 'cpu' or 'cuda'
     service: str = ''                    # evaluation service URL(s), comma-separated (cawb serve); '' = an evaluator in each process
+    env_server: str = ''                 # agent environment server URL(s), comma-separated (cawb env-serve): stages 2 and 4 play their episodes there; '' = KernelEnv in each process
     tasks: list|None = None              # task ids from `task_path`; None = all
     task_path: str|None = None           # file or folder of tasks; None = bundled data/tasks
     stages: list = field(default_factory=lambda: [1, 2, 3, 4])
@@ -1056,6 +1057,16 @@ def evaluator(self: Trainer):
         self._evaluator = evs[0] if len(evs) == 1 else EvaluatorPool(evs)   # one device; its lock keeps timing exclusive
     return self._evaluator
 
+# %% ../nbs/12_train.ipynb #7a16a80c
+@patch(as_prop=True)
+def agent_envs(self: Trainer):
+    "Where agent episodes run: env servers (`env_server`: a RemoteKernelEnvs, made on first use), else KernelEnv beside this process's evaluator."
+    if not self.cfg.env_server: return self.evaluator
+    if getattr(self, '_agent_envs', None) is None:
+        from cuda_agent_wb.env_server import RemoteKernelEnvs
+        self._agent_envs = RemoteKernelEnvs(self.cfg.env_server)     # every rank shares the servers (cawb env-serve)
+    return self._agent_envs
+
 # %% ../nbs/12_train.ipynb #9093b3a6
 @patch
 def policy(self: Trainer) -> ActorPolicy:
@@ -1117,7 +1128,7 @@ def rollout_kernel(self: Trainer, tasks: list, out_dir, max_turns: int, make_pol
     "Agent-loop episodes on `tasks` (`samples` each, or the `(task, sample)` pairs `jobs`) through the rollout runner; their trajectories."
     from cuda_agent_wb.rollout import rollout, read_trajectory, trajectory_stem
     pol, jobs = self.policy(), [(t, k) for t in tasks for k in range(samples)] if jobs is None else jobs
-    rollout(tasks, make_policy or (lambda t, k: pol), self.evaluator, out_dir, jobs=jobs, workers=self.cfg.workers,
+    rollout(tasks, make_policy or (lambda t, k: pol), self.agent_envs, out_dir, jobs=jobs, workers=self.cfg.workers,
             resume=True, progress=self.acc.is_main_process, backend=self.cfg.backend, max_turns=max_turns)
     paths = [Path(out_dir)/f"{trajectory_stem(t, k)}.jsonl" for t, k in jobs]
     return [read_trajectory(p) for p in paths if p.exists()]
