@@ -59,3 +59,31 @@ class Service:
         if self.proc.poll() is None: self.proc.send_signal(signal.SIGINT)
         try: self.proc.wait(20)
         except subprocess.TimeoutExpired: self.kill()
+
+
+class EnvServer:
+    "A `cawb env-serve` subprocess on loopback (CPU backend); its output collected."
+    def __init__(self, port: int, *args, env=None):
+        self.port, self.args, self.env, self.lines = port, [str(a) for a in args], {**os.environ, **(env or {})}, []
+        self.url = f"http://127.0.0.1:{port}"
+
+    def start(self, ready_s: float = 180):
+        self.proc = subprocess.Popen([CAWB, 'env-serve', '--port', str(self.port), *self.args], stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=self.env)
+        threading.Thread(target=lambda: self.lines.extend(iter(self.proc.stdout.readline, '')), daemon=True).start()
+        t0 = time.time()
+        while time.time() - t0 < ready_s:
+            assert self.proc.poll() is None, ''.join(self.lines)
+            try:
+                if httpx.get(self.url + '/health', timeout=2).status_code == 200: return self
+            except httpx.TransportError: pass
+            time.sleep(0.3)
+        raise AssertionError(f"env server not ready in {ready_s} s:\n{''.join(self.lines)}")
+
+    def info(self, token=None):
+        return httpx.get(self.url + '/info', timeout=10, headers={'Authorization': f"Bearer {token}"} if token else {}).json()
+
+    def stop(self):
+        if self.proc.poll() is None: self.proc.send_signal(signal.SIGINT)
+        try: self.proc.wait(30)
+        except subprocess.TimeoutExpired: self.proc.kill(); self.proc.wait(10)
