@@ -78,3 +78,34 @@ def test_verl_tool_through_registry_and_reward(service, tmp_path):
     assert [x['parsed'] for x in b] == [False, True] and b[1]['score'] == s['score']
     te = compute_score('kernelbench', fenced(SOL), 'class Model(', {'cawb_url': service.url})   # a broken task: not the reply's -1
     assert te['invalid'] and te['score'] == 0.0 and not s['invalid'], te
+
+
+def test_trl_openenv_environment_factory_one_step(service, tmp_path):
+    """TRL's OpenEnv integration (`GRPOTrainer(environment_factory=...)`) against a real `cawb env-serve`: the tools play an
+    episode on the server, and one GRPO step with a tiny random-init model runs its rollouts there."""
+    os.environ['TRL_EXPERIMENTAL_SILENCE'] = '1'
+    from datasets import Dataset
+    from trl import GRPOConfig, GRPOTrainer
+    from trl.chat_template_utils import qwen2_5_chat_template
+    from cuda_agent_wb import trl_environment
+    from cuda_agent_wb.agent import tiny_lm
+    from conftest import EnvServer
+    srv = EnvServer(free_port(), '--service', service.url).start()
+    try:
+        factory = trl_environment(srv.url)
+        env = factory()                                     # the tools, called as TRL calls them
+        assert 'class Model(nn.Module)' in env.reset(task=str(RELU), prompt=[])
+        for f in [SOL/'model_new.py', *sorted((SOL/'kernels').iterdir())]: assert env.write_file(str(f.relative_to(SOL)), f.read_text()).startswith('Created')
+        assert env.verify().endswith('reward: 1') and env.get_reward() == 1.0
+        assert 'kernels/relu.cpp' in env.glob('kernels/*') and env.finish('done').startswith('Episode finished')
+        model, tok = tiny_lm(); tok.chat_template = qwen2_5_chat_template      # a template that renders tool calls
+        ds = Dataset.from_list([{'prompt': [{'role': 'user', 'content': 'Make it fast.\n'}], 'task': str(RELU)}] * 2)
+        cfg = GRPOConfig(output_dir=str(tmp_path/'grpo'), max_steps=1, per_device_train_batch_size=2, num_generations=2,
+                         max_completion_length=8, report_to='none', logging_steps=1, save_strategy='no', use_cpu=True, bf16=False)
+        trainer = GRPOTrainer(model=model, args=cfg, train_dataset=ds, processing_class=tok, environment_factory=factory)
+        trainer.train()
+        info = srv.info()
+    finally: srv.stop()
+    log = trainer.state.log_history[0]
+    assert log['rewards/TRLKernelEnv/mean'] == -1.0 and log['step'] == 1, log      # random replies call no tool: nothing scored
+    assert info['episodes']['started'] >= 3, info                                   # the probe's episode, then one per rollout

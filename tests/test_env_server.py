@@ -42,7 +42,7 @@ def test_bundled_scripted_episodes_through_the_server_match_in_process(service, 
         pol = make_policy_factory('scripted', 'cpu')
         with RemoteEvaluator(service.url) as ev: here = rollout(tasks, pol, ev, tmp_path/'here', workers=2, progress=False)
         there = rollout(tasks, pol, RemoteKernelEnvs(srv.url), tmp_path/'there', workers=4, progress=False)
-        info = srv.info()
+        info = wait_for('every session closed', lambda: (i := srv.info())['active_episodes'] == 0 and i)
     finally: srv.stop()
     assert len(tasks) == 15 and here['error'].isna().all() and there['error'].isna().all(), (here, there)
     for t in tasks:
@@ -90,7 +90,7 @@ def test_64_episodes_with_an_evaluation_worker_killed_lose_none(service, tmp_pat
             else: os.kill(w['pid'], signal.SIGCONT)
         run.join(600)
         assert not run.is_alive(), 'the load did not finish'
-        info = srv.info()
+        info = wait_for('every session closed', lambda: (i := srv.info())['active_episodes'] == 0 and i)
     finally: srv.stop()
     df = box['df']
     assert len(df) == 64 and df['error'].isna().all(), df[df['error'].notna()]
@@ -134,7 +134,7 @@ def test_token_caps_refusals_capacity_and_idle_cleanup(tmp_path):
         a.reset(); b.reset()
         assert a.step({'tool': 'glob', 'args': {'pattern': '*.py'}}).observation == 'model.py'
         with pytest.raises(EnvServerError, match='Server at capacity: 2/2 sessions active'): envs.make_env(relu).reset()
-        wait_for('the idle episodes closed', lambda: srv.info(tok)['active_episodes'] == 0, every=0.5)
+        wait_for('the idle episodes closed', lambda: srv.info(tok)['episodes'].get('closed') == 2, every=0.5)
         with pytest.raises(EnvServerError, match="this episode's session is closed"): a.step({'tool': 'glob', 'args': {'pattern': '*'}})
         assert not any((tmp_path/'wd').iterdir()) and srv.info(tok)['episodes'] == {'started': 2, 'closed': 2}
         a.close(); b.close()
