@@ -141,3 +141,21 @@ def test_token_caps_refusals_capacity_and_idle_cleanup(tmp_path):
     finally: srv.stop()
     r = run_cawb('env-serve', '--host', '0.0.0.0', '--port', free_port(), env={'CAWB_ENV_TOKEN': ''}, timeout=120)
     assert r.returncode == 2 and "serving beyond this machine needs a token: set $CAWB_ENV_TOKEN" in r.stderr, r.stderr
+
+
+def test_trainer_plays_its_agentic_episodes_on_the_env_server(tmp_path):
+    "TrainConfig.env_server: stage 4's episodes run on the server (the trajectories name it), and the PPO step trains on them."
+    from cuda_agent_wb.rollout import read_trajectory
+    from cuda_agent_wb.train import make_config, run_pipeline, read_metrics
+    srv = EnvServer(free_port(), '--backend', 'cpu').start()
+    try:
+        cfg = make_config('tiny-cpu', out_dir=str(tmp_path/'run'), stages=[4], ppo_iterations=1, ppo_episodes=2, max_turns=2,
+                          max_new_tokens=16, env_server=srv.url)
+        run_pipeline(cfg)
+        info = wait_for('every session closed', lambda: (i := srv.info())['active_episodes'] == 0 and i)
+    finally: srv.stop()
+    trajs = [read_trajectory(p) for p in sorted((tmp_path/'run'/'trajectories').rglob('*__s*.jsonl'))]
+    assert len(trajs) == 2 and all(t['header']['env_server']['url'] == srv.url and t['summary'] for t in trajs), trajs
+    assert info['episodes']['started'] == 2, info
+    m = read_metrics(tmp_path/'run'/'metrics.jsonl')
+    assert list(m['stage']) == ['agentic'] and m['episodes'].iloc[0] == 2
