@@ -253,7 +253,7 @@ def evaluate(task: Path = typer.Argument(..., help="task file (KernelBench forma
 def _env_servers(urls):
     "RemoteKernelEnvs for --env-server, or one sentence and exit 1."
     from cuda_agent_wb.env_server import RemoteKernelEnvs
-    try: return RemoteKernelEnvs(urls)
+    try: return RemoteKernelEnvs(urls, unreachable_s=3)      # nothing answering at all: one sentence in 3 s
     except ServiceError as e: fail(str(e))
 
 # %% ../nbs/90_cli.ipynb #f1723935

@@ -139,6 +139,8 @@ def test_token_caps_refusals_capacity_and_idle_cleanup(tmp_path):
         assert not any((tmp_path/'wd').iterdir()) and srv.info(tok)['episodes'] == {'started': 2, 'closed': 2}
         a.close(); b.close()
     finally: srv.stop()
+    r = run_cawb('rollout', ROOT/'data/tasks/relu.py', '--env-server', 'http://127.0.0.1:9', '--out', tmp_path/'o', timeout=120)
+    assert r.returncode == 2 and 'nothing answers at http://127.0.0.1:9' in r.stderr, r.stderr
     r = run_cawb('env-serve', '--host', '0.0.0.0', '--port', free_port(), env={'CAWB_ENV_TOKEN': ''}, timeout=120)
     assert r.returncode == 2 and "serving beyond this machine needs a token: set $CAWB_ENV_TOKEN" in r.stderr, r.stderr
 
