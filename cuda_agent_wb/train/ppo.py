@@ -8,7 +8,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/train_8_ppo.html.md"""
 from __future__ import annotations
 import contextlib, math, random, sys, time, torch
 from fastcore.basics import patch
-from ..rl import (masked_mean, masked_whiten, forward_logprobs, outcome_token_rewards, gae_advantages,
+from ..rl import (masked_mean, masked_whiten_batches, forward_logprobs, outcome_token_rewards, gae_advantages,
                               ppo_policy_loss, value_loss, kl_penalty, explained_variance)
 from .models import critic_values
 from .episodes import collate, episode_from_trajectory
@@ -40,13 +40,8 @@ def score(self: Trainer, mbs: list[dict]):
                 kl = kl_penalty(b['old_logp'], b['ref_logp'], 'k1')
             r = outcome_token_rewards(b['reward'], b['mask'], kl, c.kl_coef)
             b['advantages'], b['returns'] = gae_advantages(r, b['old_values'], b['mask'], c.gamma, c.lam)
-    if c.whiten_advantages:
-        T = max(b['mask'].shape[1] for b in mbs)
-        pad = lambda x: torch.nn.functional.pad(x, (0, T - x.shape[1]))
-        adv, mask = torch.cat([pad(b['advantages']) for b in mbs]), torch.cat([pad(b['mask']) for b in mbs])
-        w = masked_whiten(adv, mask)
-        i = 0
-        for b in mbs: n = len(b['mask']); b['advantages'] = w[i:i + n, :b['mask'].shape[1]]; i += n
+    if c.whiten_advantages:                  # over the whole batch, not per micro-batch
+        for b, w in zip(mbs, masked_whiten_batches([b['advantages'] for b in mbs], [b['mask'] for b in mbs])): b['advantages'] = w
 
 # %% ../../nbs/12_train_8_ppo.ipynb #34aa4e90
 def _sync(acc, model, last): return contextlib.nullcontext() if last else acc.no_sync(model)
