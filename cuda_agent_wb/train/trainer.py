@@ -218,13 +218,19 @@ def rollout_kernel(self: Trainer, tasks: list, out_dir, max_turns: int, make_pol
     paths = [Path(out_dir)/f"{trajectory_stem(t, k)}.jsonl" for t, k in jobs]
     return [read_trajectory(p) for p in paths if p.exists()]
 
+# %% ../../nbs/12_train_7_trainer.ipynb #4b22cd34
+@patch
+def iteration_episodes(self: Trainer, stage: int) -> int:
+    "Episodes of one iteration of stage 1 or 4 over all processes: the configured count, rounded up to equal shares."
+    n = self.cfg.warmup_episodes if stage == 1 else self.cfg.ppo_episodes
+    return math.ceil(n / self.acc.num_processes) * self.acc.num_processes       # equal shares: DDP steps the processes together
+
 # %% ../../nbs/12_train_7_trainer.ipynb #c607cb8e
 @patch
 def collect(self: Trainer, stage: int, it: int) -> list[dict]:
     "Play iteration `it` of stage 1 or 4 (this process's share); returns the trajectories."
     c = self.cfg; d = self.out/'trajectories'/STAGES[stage]/f"it{it:04d}"
-    n = c.warmup_episodes if stage == 1 else c.ppo_episodes
-    n = math.ceil(n / self.acc.num_processes) * self.acc.num_processes       # equal shares: DDP steps the processes together
+    n = self.iteration_episodes(stage)
     with full_params(self.actor):
         if c.env == 'toy':
             rng = random.Random(f"{c.seed}-{stage}-{it}"); targets = [rng.randrange(10) for _ in range(n)]
