@@ -159,6 +159,11 @@ PRESETS['cpu-demo'] = dict(PRESETS['tiny-cpu'], stages=[2, 3, 4], tasks=['relu']
                            actor_lr=1e-5, critic_lr=1e-4, ppo_iterations=3, ppo_episodes=2, samples_per_task=2, mini_batch=2,
                            workers=2, save_every=50)
 
+# %% ../../nbs/12_train_5_config.ipynb #56147e9b
+PRESETS['gpu-100m-ppo-gain'] = dict(PRESETS['gpu-100m-demo'], rft_script_samples=1, rft_jitter=3, rft_recover=1,
+                                    ppo_iterations=6, ppo_episodes=16, samples_per_task=2, mini_batch=8, ppo_epochs=2,
+                                    workers=16, actor_lr=2e-5, critic_lr=1e-5, save_every=1)
+
 # %% ../../nbs/12_train_5_config.ipynb #a002e911
 _AT_LEAST_1 = ('max_new_tokens max_seq_len ppo_epochs mini_batch micro_batch warmup_episodes rft_max_turns rft_max_repeats sft_batch '
                'value_batch ppo_episodes max_turns samples_per_task workers evaluators save_every').split()
