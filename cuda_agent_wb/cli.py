@@ -506,7 +506,7 @@ def synth_seeds(out: Optional[Path] = typer.Option(None, help="folder (default: 
 
 # %% ../nbs/90_cli.ipynb #2225d548
 @app.command()
-def train(preset: str = typer.Option("tiny-cpu", help="tiny-cpu | toy | gpu-100m | gpu-100m-demo | cpu-demo | paper"),
+def train(preset: str = typer.Option("tiny-cpu", help="tiny-cpu | toy | gpu-100m | gpu-100m-demo | gpu-100m-ppo-gain | cpu-demo | paper"),
           out: Optional[Path] = typer.Option(None, help="output folder (default: <runs>/train-<preset>)"),
           model: Optional[Path] = typer.Option(None, help="local HF model folder (default: a tiny random-init model)"),
           stages: str = typer.Option("1,2,3,4", help="stages to run: 1 warm-up, 2 RFT, 3 value pretraining, 4 agentic PPO"),

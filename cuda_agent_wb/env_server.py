@@ -120,7 +120,7 @@ LAYOUTS = ('cawb', 'cuda-agent')
 RESET_FIELDS = ('seed', 'episode_id', 'task_id', 'task_source', 'task_level', 'task_dataset', 'layout', 'rules', 'max_turns', 'mode')
 CLOSED = "this episode's session is closed (the client left, or it was idle past the server's limit): open a new session and reset"
 NO_EPISODE = ("no episode: reset first (over plain HTTP, /step is stateless; play an episode in a WebSocket session, /ws, "
-              "e.g. with cuda_agent_wb.RemoteKernelEnv)")
+              "e.g. with cuda_agent_wb.env_server.RemoteKernelEnv)")
 
 class KernelEnvironment(Environment):
     "KernelEnv as an OpenEnv environment: one per session; each reset an episode in a fresh workdir, removed when it ends."

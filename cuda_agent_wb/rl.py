@@ -10,9 +10,9 @@ import torch
 import torch.nn.functional as F
 
 # %% auto #0
-__all__ = ['masked_sum', 'masked_mean', 'masked_var', 'masked_whiten', 'logprobs_from_logits', 'entropy_from_logits',
-           'forward_logprobs', 'last_token_index', 'outcome_token_rewards', 'gae_advantages', 'ppo_policy_loss',
-           'value_loss', 'kl_penalty', 'sft_loss', 'explained_variance']
+__all__ = ['masked_sum', 'masked_mean', 'masked_var', 'masked_whiten', 'masked_whiten_batches', 'logprobs_from_logits',
+           'entropy_from_logits', 'forward_logprobs', 'last_token_index', 'outcome_token_rewards', 'gae_advantages',
+           'ppo_policy_loss', 'value_loss', 'kl_penalty', 'sft_loss', 'explained_variance']
 
 # %% ../nbs/11_rl.ipynb #d4445d28
 def masked_sum(x, mask, dim=None):
@@ -38,6 +38,16 @@ def masked_whiten(x, mask, shift_mean=True, eps=1e-8):
     mean, var = masked_mean(x, mask), masked_var(x, mask)
     w = (x - mean) * torch.rsqrt(var + eps)
     return (w if shift_mean else w + mean) * mask
+
+# %% ../nbs/11_rl.ipynb #063e308c
+def masked_whiten_batches(xs: list, masks: list, **kw) -> list:
+    "`masked_whiten` over several `(B_i, T_i)` tensors together (right-padded to the longest `T`); each returned in its own shape."
+    T = max(m.shape[1] for m in masks)
+    pad = lambda x: torch.nn.functional.pad(x, (0, T - x.shape[1]))
+    w = masked_whiten(torch.cat([pad(x) for x in xs]), torch.cat([pad(m) for m in masks]), **kw)
+    out, i = [], 0
+    for m in masks: out.append(w[i:i + len(m), :m.shape[1]]); i += len(m)
+    return out
 
 # %% ../nbs/11_rl.ipynb #95f8d936
 def logprobs_from_logits(logits, labels, temperature: float = 1.0):

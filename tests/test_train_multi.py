@@ -1,24 +1,63 @@
-"""Multi-process training arithmetic: every preset's agentic episodes split over 1, 2 and 4 processes (issue 26: two GPUs
-died on `ppo_episodes=16 needs 8 distinct tasks`), and two real CPU processes with the gpu-100m preset's numbers."""
+"""Multi-process training arithmetic: every preset's episodes split over 1, 2, 4 and 8 processes (issue 26: two GPUs
+died on `ppo_episodes=16 needs 8 distinct tasks`), through the trainer's own share methods, and two real CPU processes
+with the gpu-100m preset's numbers."""
 import math, os, subprocess, sys
 from collections import Counter
+from types import SimpleNamespace
 import pytest
 from conftest import ROOT
 from cuda_agent_wb.tasks import load_tasks
-from cuda_agent_wb.train import PRESETS, episode_plan, make_config, read_metrics
+from cuda_agent_wb.train import PRESETS, Trainer, episode_plan, make_config, read_metrics
 
 KERNEL_PRESETS = [p for p in PRESETS if make_config(p).env == 'kernel']
 N_BUNDLED = len(load_tasks(None)[0])
+WORLDS = [1, 2, 4, 8]
+
+
+def process_trainers(cfg, world: int) -> list:
+    "One `Trainer` per process of a `world`-process run, without models: what the share methods read (config, rank, world)."
+    def one(rank):
+        tr = Trainer.__new__(Trainer)
+        tr.cfg, tr._tasks, tr.acc = cfg, None, SimpleNamespace(num_processes=world, process_index=rank)
+        return tr
+    return [one(r) for r in range(world)]
+
+
+def assert_equal_shares(shares: list, n: int):
+    "Every process the same count (DDP steps them together), and together each of the `n` items once."
+    assert len({len(s) for s in shares}) == 1, [len(s) for s in shares]
+    assert sorted(i for s in shares for i in s) == list(range(n))
+
+
+@pytest.mark.parametrize('preset', list(PRESETS))
+@pytest.mark.parametrize('world', WORLDS)
+def test_every_preset_splits_its_episodes_over_the_processes(preset, world):
+    """What `collect` and `rft_pool` compute on each process, for every preset: equal shares of stage 1's and stage 4's
+    episodes (lockstep environments), the RFT pool's tasks or toy samples, and the fine-tuning data; no error."""
+    c = make_config(preset)
+    trs = process_trainers(c, world)
+    for stage in (1, 4):
+        n = trs[0].iteration_episodes(stage)
+        assert n >= (c.warmup_episodes if stage == 1 else c.ppo_episodes) and n % world == 0
+        if c.env == 'toy' or stage == 1: assert_equal_shares([tr.shard(n) for tr in trs], n)
+    if c.env == 'toy': assert_equal_shares([tr.shard(c.rft_samples) for tr in trs], c.rft_samples)
+    else:
+        tasks = len(trs[0].tasks())
+        assert sorted(i for tr in trs for i in tr.shard_of(tasks)) == list(range(tasks))
+    for kept in range(1, 10):                               # the RFT dataset, whatever its size: equal shares for SFT
+        assert len({len(tr.even_share(list(range(kept)))) for tr in trs}) == 1
 
 
 @pytest.mark.parametrize('preset', KERNEL_PRESETS)
-@pytest.mark.parametrize('world', [1, 2, 4])
+@pytest.mark.parametrize('world', WORLDS)
 @pytest.mark.parametrize('per_gpu', [False, True], ids=['global-batch', 'batch-per-gpu'])
 def test_episode_plan_of_every_kernel_preset(preset, world, per_gpu):
     "The preset's ppo_episodes as the global batch, or on every GPU (bench/train_multi_gpu.py): equal shares, no error."
-    c = make_config(preset)
-    n, k, T = c.ppo_episodes * (world if per_gpu else 1), c.samples_per_task, len(c.tasks) if c.tasks else N_BUNDLED
-    plan = episode_plan(n, k, T, world)
+    c = make_config(preset, ppo_episodes=make_config(preset).ppo_episodes * (world if per_gpu else 1))
+    tr = process_trainers(c, world)[0]
+    n, k, T = tr.iteration_episodes(4), c.samples_per_task, len(tr.tasks())
+    assert T == (len(c.tasks) if c.tasks else N_BUNDLED)
+    plan = episode_plan(n, k, T, world)                                                   # as `collect` plans stage 4
     flat = [e for p in plan for e in p]
     assert len(plan) == world and {len(p) for p in plan} == {math.ceil(n / world)}        # DDP: every process the same count
     assert len(set(flat)) == len(flat)                                                    # (task, sample) names one file

@@ -1,0 +1,204 @@
+"""Does PPO add anything to fine-tuning? (issue 26, item 1.) The `gpu-100m-ppo-gain` preset fine-tunes a random-init
+~100M model on each bundled CUDA script replayed twice: once stopping after its first, slower kernel (profiled, then
+`finish`; reward 2 where it beats eager) and once going on to the faster second kernel (reward 3 where it beats
+`torch.compile`). The fine-tuned policy then stops about as often as it goes on, which leaves room for RL. From that
+one checkpoint two arms run agentic PPO (stage 4) with the same seeds: `ppo` (the preset's learning rates) and `frozen`
+(`actor_lr=0`: the actor never changes, so its curve is what sampling noise alone gives).
+
+    python bench/train_ppo_gain.py                 # on an H100; rerun to resume (each call can be cut off)
+    python bench/train_ppo_gain.py --smoke         # the script end to end on a CPU in a few minutes: toy settings, no claim
+
+Per PPO iteration of each arm: reward mean, pass rate, `faster_share` (episodes whose best reward beat everything the
+stopping replay of their task reached, over the episodes of tasks where going on paid in the replays),
+`second_kernel_share` (episodes that evaluated a second, different correct solution), KL, clip fraction, entropy.
+`ppo_gain` is an arm's mean reward over its last `--tail` iterations minus its iteration 0 (rolled out before any
+update). Target: ppo gain >= 0.3 and >= the frozen arm's gain + 0.3. Results go to bench/results/train_ppo_gain.json
+after every PPO iteration (a call cut off keeps its numbers), curves to bench/results/train_ppo_gain.html.
+"""
+import argparse, json, os, shutil, sys, time
+from pathlib import Path
+import torch
+
+HERE = Path(__file__).parent
+ARMS = {'ppo': None, 'frozen': 0.0}            # actor learning rate in stage 4: the preset's, or none
+TARGET = 0.3
+SMOKE = ['backend=cpu', 'tasks=["relu"]', 'tiny={"hidden": 32, "layers": 1, "heads": 2, "kv_heads": 1}', 'dtype=float32',
+         'grad_ckpt=false', 'gen_cache=dynamic', 'max_new_tokens=8', 'max_turns=2', 'rft_jitter=1', 'rft_recover=0', 'sft_epochs=1',
+         'sft_batch=2', 'value_epochs=1', 'ppo_iterations=2', 'ppo_episodes=2', 'samples_per_task=2', 'mini_batch=2',
+         'micro_batch=2', 'workers=2', 'evaluators=1']
+
+
+def first_v2(script: Path):
+    "Index of the script's first action that writes a second-version file (`v2/...`), or None."
+    items = json.loads(script.read_text()); items = items.get('steps', items) if isinstance(items, dict) else items
+    refs = lambda it: [v.get('file', '') for v in (it.get('args') or {}).values() if isinstance(v, dict)]
+    return next((i for i, it in enumerate(items) if any(str(f).startswith('v2/') for f in refs(it))), None)
+
+
+def script_variants(task_id: str, backend: str):
+    "The task's script as (stopping after the first kernel, going on to the second), or None when it has no second kernel."
+    from cuda_agent_wb.agent import load_script, script_path, ScriptedPolicy
+    p = script_path(task_id, backend)
+    if not p.is_file() or (cut := first_v2(p)) is None: return None
+    full = load_script(p)
+    head = full.actions[:cut]
+    if not any(a.get('tool') == 'verify' for a in head): return None
+    tail = [] if head[-1].get('tool') == 'profile' else [{'tool': 'profile', 'args': {}}]   # the first kernel is timed before stopping
+    stop = ScriptedPolicy(head + tail + [{'tool': 'finish', 'args': {'summary': 'first version, profiled.'}, 'say': 'Good enough.'}],
+                          source=f"{p}#stop-after-first-kernel")
+    return stop, full
+
+
+def branch_pool(tr) -> list:
+    "Stage 2's pool: each script of this process's tasks replayed stopping (even samples) and going on (odd samples)."
+    c, mine = tr.cfg, [tr.tasks()[i] for i in tr.shard_of(len(tr.tasks()))]
+    variants = {t.id: v for t in mine if (v := script_variants(t.id, c.backend))}
+    if missing := [t.id for t in mine if t.id not in variants]:
+        print(f"train_ppo_gain: no two-kernel script for {', '.join(missing)} on {c.backend}: left out of the pool", file=sys.stderr)
+    have = [t for t in mine if t.id in variants]
+    return tr.rollout_kernel(have, tr.out/'trajectories'/'rft'/'scripted', max(c.rft_max_turns, 50),
+                             make_policy=lambda t, k: variants[t.id][k % 2], samples=2 * c.rft_script_samples)
+
+
+def read_trajs(folder: Path) -> list:
+    from cuda_agent_wb.rollout import read_trajectory
+    return [read_trajectory(p) for p in sorted(folder.glob('*__s*.jsonl'))] if folder.is_dir() else []
+
+
+def replay_rewards(sft: Path) -> dict:
+    "Per task, the best rewards of its replays: {'stop': [...], 'go_on': [...]}."
+    out = {}
+    for t in read_trajs(sft/'trajectories'/'rft'/'scripted'):
+        r = (t.get('summary') or {}).get('best_reward')
+        out.setdefault(t['header']['task_id'], dict(stop=[], go_on=[]))['go_on' if t['header']['sample'] % 2 else 'stop'].append(r)
+    return out
+
+
+def second_kernel(traj: dict) -> bool:
+    "Whether the episode evaluated two different correct solutions."
+    sols = {json.dumps(s['solution'], sort_keys=True) for s in traj['steps'] if s.get('solution') and (s.get('result') or {}).get('correct')}
+    return len(sols) >= 2
+
+
+def episode_shares(trajs: list, replays: dict) -> dict:
+    "faster_share (over episodes of tasks where going on paid in the replays) and second_kernel_share (over all)."
+    bar = {k: max([x for x in v['stop'] if x is not None], default=None) for k, v in replays.items()}
+    room = {k for k, v in replays.items() if bar[k] is not None and max([x for x in v['go_on'] if x is not None], default=-9) > bar[k]}
+    roomy = [t for t in trajs if t['header']['task_id'] in room]
+    best = lambda t: (t.get('summary') or {}).get('best_reward')
+    return dict(faster_share=sum((best(t) or -9) > bar[t['header']['task_id']] for t in roomy) / len(roomy) if roomy else None,
+                episodes_with_room=len(roomy), second_kernel_share=sum(map(second_kernel, trajs)) / len(trajs) if trajs else None)
+
+
+def arm_curve(out: Path, replays: dict) -> list:
+    "One row per PPO iteration of an arm: its metrics record and the episode shares of its trajectories."
+    from cuda_agent_wb.train import read_metrics, STAGES
+    m = read_metrics(out/'metrics.jsonl') if (out/'metrics.jsonl').is_file() else None
+    if m is None or not len(m): return []
+    ag = m[m['stage'] == STAGES[4]]
+    keys = ('step', 'reward_mean', 'pass_rate', 'kl', 'clip_frac', 'entropy', 'policy_loss', 'parse_error_rate', 'turns_mean', 'step_s')
+    rows = []
+    for r in ag.to_dict('records'):
+        row = {k: r[k] for k in keys if k in r and r[k] == r[k]}
+        row.update(episode_shares(read_trajs(out/'trajectories'/STAGES[4]/f"it{int(r['step']):04d}"), replays))
+        rows.append(row)
+    return rows
+
+
+def gain(curve: list, tail: int):
+    "Mean reward of the last `tail` iterations minus iteration 0's; None before there are tail + 1 iterations."
+    rs = [r.get('reward_mean') for r in curve]
+    if len(rs) < tail + 1 or None in rs: return None
+    return round(sum(rs[-tail:]) / tail - rs[0], 4)
+
+
+def summarise(root: Path, cfg, tail: int, extra: dict) -> dict:
+    replays = replay_rewards(root/'sft')
+    curves = {arm: arm_curve(root/arm, replays) for arm in ARMS}
+    gains = {arm: gain(c, tail) for arm, c in curves.items()}
+    done = {arm: len(c) == cfg.ppo_iterations for arm, c in curves.items()}
+    met = None
+    if gains['ppo'] is not None and gains['frozen'] is not None:
+        met = gains['ppo'] >= TARGET and gains['ppo'] >= gains['frozen'] + TARGET
+    return dict(preset=cfg.preset, model=cfg.tiny, tasks=cfg.tasks, backend=cfg.backend, ppo_iterations=cfg.ppo_iterations,
+                ppo_episodes=cfg.ppo_episodes, actor_lr=cfg.actor_lr, temperature=cfg.temperature, tail=tail,
+                ppo_gain=gains['ppo'], frozen_gain=gains['frozen'], target=f"ppo_gain >= {TARGET} and >= frozen_gain + {TARGET}",
+                target_met=met, arms_finished=done, replays=replays, curves=curves, **extra)
+
+
+def report(path: Path, res: dict):
+    "Curves of both arms, one panel per measure."
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+    keys = ['reward_mean', 'faster_share', 'second_kernel_share', 'pass_rate', 'kl', 'clip_frac', 'entropy', 'policy_loss']
+    fig = make_subplots(rows=2, cols=4, subplot_titles=keys)
+    for arm, color in (('ppo', '#ef553b'), ('frozen', '#636efa')):
+        c = res['curves'][arm]
+        for i, k in enumerate(keys):
+            fig.add_trace(go.Scatter(x=[r['step'] for r in c], y=[r.get(k) for r in c], mode='lines+markers', name=arm, legendgroup=arm,
+                                     showlegend=i == 0, line=dict(color=color)), row=i // 4 + 1, col=i % 4 + 1)
+    title = f"PPO vs a frozen actor ({res['preset']}): ppo_gain {res['ppo_gain']}, frozen_gain {res['frozen_gain']}"
+    fig.update_layout(height=560, title=title, margin=dict(t=70, b=20, l=40, r=20))
+    path.write_text(fig.to_html(include_plotlyjs='cdn'))
+
+
+def main():
+    import faulthandler; faulthandler.enable()
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--preset', default='gpu-100m-ppo-gain')
+    ap.add_argument('--out', default=None, help='run folders OUT/sft, OUT/ppo, OUT/frozen (default: runs/train_ppo_gain[_smoke])')
+    ap.add_argument('--set', action='append', default=[], metavar='KEY=VALUE', help='override a TrainConfig field (every run)')
+    ap.add_argument('--tail', type=int, default=None, help='iterations averaged at the end of each arm (default 2; 1 with --smoke)')
+    ap.add_argument('--smoke', action='store_true', help='toy settings on the CPU: checks the script, measures nothing')
+    ap.add_argument('--fresh', action='store_true', help='start over instead of resuming OUT')
+    ap.add_argument('--results', default=None, help='default: bench/results/train_ppo_gain.json (with --smoke: OUT/results.json)')
+    a = ap.parse_args()
+    a.tail = a.tail or (1 if a.smoke else 2)
+    import transformers
+    from cuda_agent_wb.train import Trainer, make_config, parse_overrides, survive, STAGES
+    root = Path(a.out or ('runs/train_ppo_gain_smoke' if a.smoke else 'runs/train_ppo_gain'))
+    results = Path(a.results or (root/'results.json' if a.smoke else HERE/'results'/'train_ppo_gain.json'))
+    if a.fresh and root.exists(): shutil.rmtree(root)
+    sets = parse_overrides((SMOKE if a.smoke else []) + a.set)
+    for k in ('stages', 'out_dir'): sets.pop(k, None)          # the script sets these per run
+    cfg = make_config(a.preset, out_dir=str(root/'sft'), **sets)
+    if cfg.backend == 'cuda' and not torch.cuda.is_available(): raise SystemExit("no CUDA device visible: run this on a GPU machine, or --smoke")
+    start = time.time()
+    extra = dict(device=torch.cuda.get_device_name(0) if cfg.backend == 'cuda' else 'cpu', torch=torch.__version__,
+                 transformers=transformers.__version__, command=' '.join(sys.argv), smoke=a.smoke,
+                 claim='the bundled tasks it was fine-tuned on (no held-out tasks)')
+
+    def write(plot=True):
+        calls = root/'calls.jsonl'; rows = [json.loads(l) for l in calls.read_text().splitlines()] if calls.is_file() else []
+        rows = [r for r in rows if r['start'] != start] + [dict(start=start, last=time.time())]
+        root.mkdir(parents=True, exist_ok=True); calls.write_text(''.join(json.dumps(r) + '\n' for r in rows))
+        res = summarise(root, cfg, a.tail, dict(extra, minutes=round(sum(r['last'] - r['start'] for r in rows) / 60, 2)))
+        results.parent.mkdir(parents=True, exist_ok=True)
+        tmp = results.with_suffix('.tmp'); tmp.write_text(json.dumps(res, indent=1) + '\n'); tmp.replace(results)
+        if plot: survive(f"the HTML report {results.with_suffix('.html')}", report, results.with_suffix('.html'), res)
+        return res
+
+    # stages 2 and 3 once, shared by both arms
+    sft = Trainer(make_config(a.preset, out_dir=str(root/'sft'), stages=[2, 3], **sets))
+    sft.rft_pool = lambda: branch_pool(sft)
+    sft.run()
+    write(plot=False)
+    for arm, lr in ARMS.items():
+        out = root/arm
+        if not (out/'checkpoints'/'last').is_dir():      # start the arm from the fine-tuned checkpoint
+            out.mkdir(parents=True, exist_ok=True)
+            for name in ('base', 'rft'): shutil.copytree(root/'sft'/name, out/name, dirs_exist_ok=True)
+            shutil.copytree(root/'sft'/'checkpoints'/'last', out/'checkpoints'/'last', dirs_exist_ok=True)
+            shutil.copy(root/'sft'/'metrics.jsonl', out/'metrics.jsonl')
+        ov = dict(sets, actor_lr=lr) if lr is not None else sets
+        tr = Trainer(make_config(a.preset, out_dir=str(out), stages=[2, 3, 4], **ov))
+        tr.metrics.listeners.append(lambda rec: write() if rec['stage'] == STAGES[4] else None)
+        tr.run()
+    res = write()
+    print(json.dumps({k: v for k, v in res.items() if k not in ('curves', 'replays')}, indent=1))
+
+
+if __name__ == '__main__':
+    main()
+    # results are on disk: leave without the interpreter's shutdown (bench/train_gpu.py says why)
+    sys.stdout.flush(); sys.stderr.flush(); os._exit(0)

@@ -1,0 +1,40 @@
+"""bench/train_ppo_gain.py (issue 26, item 1) on a CPU with toy settings: both arms start from the one fine-tuned checkpoint,
+the stopping replay ends after the first kernel, results and curves are written, and a second call resumes to nothing.
+The GPU experiment itself is not run here; its measures are checked on hand-made trajectories."""
+import importlib.util, json, subprocess, sys
+from conftest import ROOT
+
+spec = importlib.util.spec_from_file_location('train_ppo_gain', ROOT/'bench'/'train_ppo_gain.py')
+gain_bench = importlib.util.module_from_spec(spec); spec.loader.exec_module(gain_bench)
+
+
+def traj(task, best, solutions=()):
+    "A finished trajectory of `task` with best reward `best`, whose evaluated correct steps carry `solutions`."
+    steps = [dict(solution={'kernels/k.cu': s}, result=dict(correct=True)) for s in solutions]
+    return dict(header=dict(task_id=task), steps=steps, summary=dict(best_reward=best))
+
+
+def test_measures_on_hand_made_episodes():
+    replays = {'relu': dict(stop=[2.0, 2.0], go_on=[3.0, 2.0]), 'matmul': dict(stop=[2.0], go_on=[2.0])}   # only relu has room
+    eps = [traj('relu', 3.0, ['v1', 'v2']), traj('relu', 2.0, ['v1']), traj('matmul', 3.0, ['a', 'b']), traj('relu', None)]
+    assert gain_bench.episode_shares(eps, replays) == dict(faster_share=1 / 3, episodes_with_room=3, second_kernel_share=0.5)
+    assert gain_bench.episode_shares([], replays) == dict(faster_share=None, episodes_with_room=0, second_kernel_share=None)
+    curve = [dict(reward_mean=r) for r in (2.5, 2.6, 2.8, 3.0)]
+    assert (gain_bench.gain(curve, 2), gain_bench.gain(curve[:2], 2)) == (0.4, None)
+
+
+def test_smoke_run_writes_both_arms_and_resumes(tmp_path):
+    cmd = [sys.executable, str(ROOT/'bench'/'train_ppo_gain.py'), '--smoke', '--out', str(tmp_path/'run'), '--results', str(tmp_path/'r.json')]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = json.loads((tmp_path/'r.json').read_text())
+    assert res['smoke'] and res['arms_finished'] == dict(ppo=True, frozen=True) and (tmp_path/'r.html').stat().st_size > 1000
+    assert [len(res['curves'][a]) for a in ('ppo', 'frozen')] == [2, 2] and res['ppo_gain'] is not None
+    assert {r['kl'] for r in res['curves']['frozen']} == {0.0}                     # the frozen actor never moves
+    scripted = tmp_path/'run'/'sft'/'trajectories'/'rft'/'scripted'
+    tools = {k: [json.loads(l).get('action', {}) for l in (scripted/f'relu__s{k}.jsonl').read_text().splitlines()] for k in (0, 1)}
+    tools = {k: [a.get('tool') for a in v if a] for k, v in tools.items()}
+    assert tools[0][-2:] == ['profile', 'finish'] and len(tools[0]) < len(tools[1]) and tools[0][:-1] == tools[1][:len(tools[0]) - 1]
+    again = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)             # a second call: everything is done
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert json.loads((tmp_path/'r.json').read_text())['curves'] == res['curves']
