@@ -10,7 +10,7 @@ import json, math, os, time
 from pathlib import Path
 import pandas as pd
 from .config import get_settings
-from .tasks import Task, resolve_preset
+from .tasks import Task, resolve_preset, task_dtype
 
 # %% auto #0
 __all__ = ['POLICIES', 'baseline_request', 'warm_compile', 'compile_ahead', 'baseline_row', 'measure_baselines_for',
@@ -102,7 +102,7 @@ def measure_baselines_for(tasks: list[Task], backend: str = 'auto', policies=tup
         bar = tqdm(list(zip(todo, reqs)), desc=f"baselines ({workers} compiling ahead)", disable=not progress)
         for ((t, p), req), w in zip(bar, warm):
             warm_errors += 'error' in w
-            row = {**baseline_row(t, p, ref.ask(req, timeout=per_task_s)), 'warm_s': w.get('warm_s'), 'warm_error': w.get('error'), 'key': _row_key(t, p)}
+            row = {**baseline_row(t, p, ref.ask(req, timeout=per_task_s)), 'dtype': task_dtype(t, req['preset']), 'warm_s': w.get('warm_s'), 'warm_error': w.get('error'), 'key': _row_key(t, p)}
             done[row['key']] = row
             bar.set_postfix(task=t.id, warm_errors=warm_errors, refresh=False)
             if results_path is not None:
@@ -187,7 +187,7 @@ def write_baselines(df: pd.DataFrame, run: dict, out_dir, published=None, band: 
     cmp = compare_published(df, published_times(published), band) if published else None
     first = df.dropna(subset=['device']).iloc[0] if df['device'].notna().any() else {}
     summary = {**run, 'device': first.get('device'), 'torch': first.get('torch'), 'cuda': first.get('cuda'), 'driver': first.get('driver'),
-               'rows': len(df), 'errors': int(df['error'].notna().sum()),
+               'rows': len(df), 'errors': int(df['error'].notna().sum()), 'dtypes': sorted(df['dtype'].dropna().unique().tolist()) if 'dtype' in df else ['fp32'],
                'median_compile_over_eager': {p: float((g['compile_device_ms'] / g['eager_device_ms']).median()) for p, g in df.groupby('policy')}}
     if cmp is not None:
         summary['published'] = str(published)

@@ -56,10 +56,10 @@ def _eager_timing(task, preset: str, device: str) -> dict:
 def _tasks_table(tasks, run: bool, preset: str, device: str):
     import pandas as pd
     from tqdm.auto import tqdm
-    from cuda_agent_wb.tasks import describe_task
+    from cuda_agent_wb.tasks import describe_task, dtype_summary
     rows, errors = [], []
     for t in tqdm(tasks, desc='tasks', disable=not run or len(tasks) < 4, file=sys.stderr):
-        if not run: rows.append(dict(id=t.id, level=t.level or '-', ops=', '.join(t.ops), presets=' '.join(t.presets) or '-')); continue
+        if not run: rows.append(dict(id=t.id, level=t.level or '-', ops=', '.join(t.ops), presets=' '.join(t.presets) or '-', dtype=dtype_summary(t))); continue
         try: rows.append({**describe_task(t, preset, device, time_it=False), **_eager_timing(t, preset, device)})
         except TaskError as e: errors.append(str(e))
     return pd.DataFrame(rows), errors
@@ -70,7 +70,7 @@ def tasks_list(path: Optional[Path] = typer.Argument(None, help="task file or fo
                run: bool = typer.Option(False, "--run", help="load each task and time its eager forward as the evaluator times its baseline (median, 95 % CI)"),
                preset: str = typer.Option("cpu", help="size preset for --run"),
                device: str = typer.Option("cpu", help="device for --run")):
-    "List tasks with their ops (and, with --run, input shapes and eager time)."
+    "List tasks with their ops, presets and dtype (and, with --run, input shapes and eager time)."
     from cuda_agent_wb.tasks import load_tasks
     if path is not None and not path.exists(): fail(f"{path}: no such file or folder")
     tasks, errors = load_tasks(path)

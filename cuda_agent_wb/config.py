@@ -69,6 +69,15 @@ def _choice(*opts):
         return s.strip()
     return parse
 
+# %% ../nbs/00_config.ipynb #fd20e709
+def _tol_pair(s):
+    "Two numbers >= 0, `atol, rtol` (comma or space separated), as a tuple."
+    parts = [p for p in re.split(r'[\s,;]+', s.strip()) if p]
+    try: vals = tuple(float(p) for p in parts)
+    except ValueError: vals = ()
+    if len(vals) != 2 or not all(v >= 0 for v in vals): raise ValueError("must be two numbers >= 0, atol and rtol, e.g. 1e-2, 4e-2")
+    return vals
+
 # %% ../nbs/00_config.ipynb #f8e070be
 def _path(s, base): return (base/os.path.expanduser(s.strip())).resolve()
 
@@ -80,7 +89,7 @@ SCHEMA = {
     'paths':   dict(data='path', runs='path', cache='path', kernelbench='optpath', ops6k='optpath'),
     'gpu':     dict(arch=_arch_list, nvcc=str),
     'eval':    dict(backend=_choice('auto', 'cuda', 'cpu'), trials=_posint, atol=_nonneg, rtol=_nonneg,
-                    strict_atol=_nonneg, strict_rtol=_nonneg, suspicious_speedup=_positive,
+                    strict_atol=_nonneg, strict_rtol=_nonneg, tolerance_fp16=_tol_pair, tolerance_bf16=_tol_pair, suspicious_speedup=_positive,
                     preset=_choice('auto', 'cpu', 'gpu'), rules=_choice('cuda-agent', 'kernelbench')),
     'timing':  dict(warmup=_nonnegint, trials_cuda=_posint, trials_cpu=_posint, input_sets=_posint,
                     flush_cache=_bool, allow_tf32=_bool, baseline_budget_s=_nonneg),

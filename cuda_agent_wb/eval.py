@@ -87,10 +87,10 @@ def level_of(task_id: str) -> str:
 
 # %% ../nbs/13_eval.ipynb #749be3d3
 def metrics_by_level(df: pd.DataFrame) -> dict:
-    "{'overall': metrics, 'level 1': metrics, ...} (levels in order; 'other' last); per rule set and per backend when mixed."
+    "{'overall': metrics, 'level 1': metrics, ...} (levels in order; 'other' last); per rule set, backend and dtype when mixed."
     out = {'overall': group_metrics(df)}
     for lv in sorted(df['level'].unique(), key=lambda x: (x == 'other', x)): out[f"level {lv}"] = group_metrics(df[df['level'] == lv])
-    for col, name in (('rules', 'rules'), ('backend', 'backend')):   # mixed sets: each on its own too
+    for col, name in (('rules', 'rules'), ('backend', 'backend'), ('dtype', 'dtype')):   # mixed sets: each on its own too
         if col in df and df[col].nunique() > 1:
             for r in sorted(df[col].dropna().unique()): out[f"{name} {r}"] = group_metrics(df[df[col] == r])
     return out
@@ -119,7 +119,7 @@ def best_row(traj: dict, file=None) -> dict:
     b = best_step(traj['steps']); r = (b or {}).get('result') or {}
     return dict(task_id=h['task_id'], sample=h['sample'], level=level_of(h['task_id']), file=str(file) if file else None,
                 policy=(h.get('policy') or {}).get('policy'), model=(h.get('policy') or {}).get('model'), backend=h.get('backend'),
-                device=h.get('device'), rules=h.get('rules') or 'cuda-agent',
+                device=h.get('device'), rules=h.get('rules') or 'cuda-agent', dtype=h.get('dtype') or r.get('dtype') or 'fp32',
                 allow_tf32=((h.get('settings') or {}).get('timing') or {}).get('allow_tf32', False),
                 turns=len(traj['steps']), finished=bool(traj.get('summary')), stop_reason=sm.get('stop_reason'),
                 best_turn=b['turn'] if b else None, reward=b['reward'] if b else None,
@@ -129,7 +129,7 @@ def best_row(traj: dict, file=None) -> dict:
 
 TIMING_COLUMNS = [f'{n}_{x}' for n in ('candidate', 'eager', 'compile') for x in ('ms', 'ci_low_ms', 'ci_high_ms')] + \
                  [f'speedup_vs_{b}_ci_{x}' for b in ('eager', 'compile') for x in ('low', 'high')]
-BEST_COLUMNS = ['task_id', 'sample', 'level', 'file', 'policy', 'model', 'backend', 'device', 'rules', 'allow_tf32', 'turns', 'finished', 'stop_reason',
+BEST_COLUMNS = ['task_id', 'sample', 'level', 'file', 'policy', 'model', 'backend', 'device', 'rules', 'dtype', 'allow_tf32', 'turns', 'finished', 'stop_reason',
                 'best_turn', 'reward', 'correct', 'speedup_vs_eager', 'speedup_vs_compile', 'flags', 'prompt_tokens', 'completion_tokens'] + TIMING_COLUMNS
 
 # %% ../nbs/13_eval.ipynb #319145e4
@@ -216,7 +216,7 @@ def run_description(df: pd.DataFrame, rescored: bool = False) -> list[str]:
     pol = [f"{p} ({m})" if m else str(p) for p, m in zip(col('policy', 're-verified solutions'), col('model'))]
     lines = [f"backend: {_one(col('backend'))}; device: {_one(col('device'))}",
              f"policy: {_one(pol)}" + (" (scripted actions written by the workbench, not a model)" if set(col('policy')) == {'scripted'} else ''),
-             f"rule set: {_one(col('rules', 'cuda-agent'))}; precision: TF32 {'on' if col('allow_tf32', False).fillna(False).astype(bool).any() else 'off'}",
+             f"rule set: {_one(col('rules', 'cuda-agent'))}; dtype: {_one(col('dtype', 'fp32'))}; precision: TF32 {'on' if col('allow_tf32', False).fillna(False).astype(bool).any() else 'off'}",
              'scores: re-measured by the evaluator now' if rescored else 'scores: as recorded in the trajectories']
     if set(col('backend')) == {'cpu'}: lines.append("CPU timings: not comparable with the paper's GPU numbers (shown for reference only)")
     if col('backend').nunique() > 1: lines.append("backends mixed: speedups compare only within one backend (see the per-backend columns)")
@@ -346,7 +346,7 @@ def _skipped_html(res: dict) -> str:
     items += [f"cut off (scored on the steps it has): {s['task_id']} #{s['sample']}, {s['turns']} turns" for s in res['solutions'] if s.get('finished') is False]
     return f"<h2>Skipped or incomplete</h2><ul>{''.join(f'<li>{html.escape(i)}</li>' for i in items)}</ul>" if items else ''
 
-SOLUTION_COLUMNS = ['task_id', 'sample', 'level', 'backend', 'finished', 'best_turn', 'reward', 'correct', 'flags', 'speedup_vs_eager', 'speedup_vs_eager_ci_low',
+SOLUTION_COLUMNS = ['task_id', 'sample', 'level', 'backend', 'dtype', 'finished', 'best_turn', 'reward', 'correct', 'flags', 'speedup_vs_eager', 'speedup_vs_eager_ci_low',
                     'speedup_vs_eager_ci_high', 'speedup_vs_compile', 'speedup_vs_compile_ci_low', 'speedup_vs_compile_ci_high',
                     'candidate_ms', 'candidate_ci_low_ms', 'candidate_ci_high_ms', 'eager_ms', 'eager_ci_low_ms', 'eager_ci_high_ms',
                     'compile_ms', 'compile_ci_low_ms', 'compile_ci_high_ms']
@@ -458,7 +458,7 @@ def _reverify_row(p: dict, r: dict, claim_baseline: str, tolerance: float, key: 
     "One re-verification row from an evaluation result."
     meas = r[f'speedup_vs_{claim_baseline}']
     return dict(task_id=p['task'].id, sample=0, level=str(p['task'].level) if p['task'].level else 'other',
-                solution=str(p['solution']), rules=r.get('rules', 'cuda-agent'), weights=r.get('weights'), correct=bool(r['correct']),
+                solution=str(p['solution']), rules=r.get('rules', 'cuda-agent'), dtype=r.get('dtype', 'fp32'), weights=r.get('weights'), correct=bool(r['correct']),
                 reward=r['reward'], flags=r['flags'], speedup_vs_eager=r['speedup_vs_eager'], speedup_vs_compile=r['speedup_vs_compile'],
                 torch_time_share=r.get('torch_time_share'), measured=meas, claimed_speedup=p['claimed_speedup'],
                 error=r['error'][:1000] if r['error'] else None, key=key,          # whole: a compile error's file:line lines

@@ -241,8 +241,9 @@ def summarise(timing: dict) -> dict:
 
 # %% ../nbs/06_profile.ipynb #6d6c6c37
 def baseline_key(task, preset: str, fp: dict, n: int, input_sets: int, flush: bool, budget_s: float = 0.0) -> str:
-    "Cache key of a task's baselines."
-    blob = json.dumps([TIMING_METHOD, task.hash, preset, fp['device'], fp['torch'], fp['cuda'], fp['precision'], fp.get('threads'), n, input_sets, flush, budget_s], sort_keys=True)
+    "Cache key of a task's baselines: the task, its preset and dtype, the environment and the timing settings."
+    from cuda_agent_wb.tasks import task_dtype
+    blob = json.dumps([TIMING_METHOD, task.hash, preset, task_dtype(task, preset), fp['device'], fp['torch'], fp['cuda'], fp['precision'], fp.get('threads'), n, input_sets, flush, budget_s], sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 # %% ../nbs/06_profile.ipynb #9a5e766f

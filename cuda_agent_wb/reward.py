@@ -13,7 +13,7 @@ from pathlib import Path
 import torch
 from fastcore.basics import patch
 from .config import get_settings, cache_dir
-from .tasks import Task, TaskError, load_module, build_model, make_inputs, resolve_preset, seed_torch
+from .tasks import Task, TaskError, load_module, build_model, make_inputs, resolve_preset, seed_torch, module_dtype, task_dtype
 from .workdir import Solution, SolutionError, load_solution
 from .build import Backend, BuildResult, get_backend, build_solution, stage_sources, prune_builds, inline_ext_dir, torch_mode_spec, _first_error, log_excerpt
 from .sandbox import Sandbox, Session, ChildDied, worker_env, pack_big, unpack_big, _tensor_bytes
@@ -29,8 +29,8 @@ __all__ = ['STAGES', 'ALLOC_FN', 'DTYPES', 'DTYPE_CODE', 'POISON_BYTES', 'RULES'
            'load_extension', 'CompileFailed', 'import_candidate', 'poison_memory', 'run_forward', 'warm_up',
            'candidate_main', 'reference_outputs', 'reference_probe', 'reference_baseline_key', 'reference_baselines',
            'release_device_memory', 'reference_main', 'ReferenceWorker', 'check_rules', 'torch_time_share', 'Evaluator',
-           'timing_settings', 'fresh_seeds', 'check_kernel_time', 'check_stream_coverage', 'check_stream_order',
-           'scored_time', 'out_of_device_memory']
+           'timing_settings', 'fresh_seeds', 'tolerance_source', 'check_kernel_time', 'check_stream_coverage',
+           'check_stream_order', 'scored_time', 'out_of_device_memory']
 
 # %% ../nbs/07_reward.ipynb #91710616
 def beats(speedup, margin: float = 0.05) -> bool:
@@ -73,6 +73,7 @@ class EvalResult:
     compile_log: str = ''
     env: dict = field(default_factory=dict)
     rules: str = 'cuda-agent'                          # the rule set it was judged under
+    dtype: str = 'fp32'                                # the task's dtype at the evaluated preset (`tasks.task_dtype`)
     weights: str|None = None                           # 'state_dict' (reference's, strict) or 'seeded' (same init seeds)
     torch_time_share: float|None = None                # kernelbench rules: share of device time in torch kernels
     custom_kernel_share: float|None = None             # share of the profiled time in the candidate's own kernels (`hacks.custom_kernel_share`)
@@ -329,7 +330,7 @@ def _load_phase(job, chan, state):
     ref_model = build_model(task, mod, job['init_seed'], job['device'])
     try:
         seed_torch(job['init_seed'])
-        cand = ModelNew(*mod.get_init_inputs()).to(job['device'])
+        cand = ModelNew(*mod.get_init_inputs()).to(job['device'], module_dtype(mod))     # in the task's dtype, as the reference
     except BaseException as e: chan.send({'error': 'import_error', 'detail': f"ModelNew(*get_init_inputs()) raised {type(e).__name__}: {e}"[:600]}); return None
     weights, state.second = 'state_dict', None
     try: cand.load_state_dict(ref_model.state_dict(), strict=True)
@@ -337,7 +338,7 @@ def _load_phase(job, chan, state):
         weights = 'seeded'
         try:
             seed_torch(job['init_seed2'])
-            state.second = ModelNew(*mod.get_init_inputs()).to(job['device'])
+            state.second = ModelNew(*mod.get_init_inputs()).to(job['device'], module_dtype(mod))
         except BaseException as e: chan.send({'error': 'import_error', 'detail': f"ModelNew under a second init seed raised {type(e).__name__}: {e}"[:600]}); return None
     chan.send({'loaded': True, 'load_s': time.perf_counter() - t0, 'weights': weights})
     return task, mod, ref_model, cand
@@ -377,7 +378,7 @@ def _probe_phase(job, state, task, cand, timer) -> dict|None:
     try:
         mod = probe_module(task, job['preset'], job['probe'])
         ref = build_model(task, mod, job['init_seed'], dev)
-        seed_torch(job['init_seed']); m = type(cand)(*mod.get_init_inputs()).to(dev)
+        seed_torch(job['init_seed']); m = type(cand)(*mod.get_init_inputs()).to(dev, module_dtype(mod))
         if state.second is None: m.load_state_dict(ref.state_dict(), strict=True)
         out, fl, _ = run_forward(m, make_inputs(task, mod, job['trial_seeds'][0], dev), timer, state)
     except Exception as e: return {'shape': shape, 'error': f"{type(e).__name__}: {e}"[:400]}
@@ -614,10 +615,15 @@ def make_job(self: Evaluator, task: Task, sol: Solution, build: BuildResult, see
 
 # %% ../nbs/07_reward.ipynb #17c4bb94
 @patch
-def tolerance(self: Evaluator, strict: bool) -> tuple[float, float]:
-    "(atol, rtol) of the default or the strict profile."
+def tolerance(self: Evaluator, strict: bool, dtype: str = 'fp32') -> tuple[float, float]:
+    "(atol, rtol) for `dtype`: fp32's from the default or the strict profile, a half dtype's from `[eval] tolerance_<dtype>`."
     e = self.s.eval
+    if dtype != 'fp32': return tuple(getattr(e, f"tolerance_{dtype}"))
     return (e.strict_atol, e.strict_rtol) if strict else (e.atol, e.rtol)
+
+def tolerance_source(strict: bool, dtype: str = 'fp32') -> str:
+    "The settings the tolerance of `tolerance(strict, dtype)` comes from, as recorded in a result's env."
+    return f"[eval] tolerance_{dtype}" if dtype != 'fp32' else '[eval] strict_atol, strict_rtol' if strict else '[eval] atol, rtol'
 
 # %% ../nbs/07_reward.ipynb #598c0637
 @patch
@@ -782,9 +788,10 @@ def evaluate(self: Evaluator, task: Task, solution, stages=STAGES, rules: str|No
 def _evaluate_held(self: Evaluator, task, solution, stages, rules, strict, alone: bool) -> EvalResult:
     "One evaluation holding the device shared with other evaluators, or `alone`; the reward set from its outcome."
     res, t0 = EvalResult(task_id=task.id, backend=self.backend.name, rules=check_rules(rules or self.rules)), time.perf_counter()
-    self.call_rules, (self.atol, self.rtol) = res.rules, self.tolerance(self.strict if strict is None else strict)
+    strict, res.dtype = self.strict if strict is None else strict, task_dtype(task, resolve_preset(self.s.eval.preset, self.device))
+    self.call_rules, (self.atol, self.rtol) = res.rules, self.tolerance(strict, res.dtype)
     res.env = env_fingerprint(self.device, {'allow_tf32': self.s.timing.allow_tf32}) if 'profile' in stages or 'verify' in stages else {}
-    res.env.update(tolerance={'atol': self.atol, 'rtol': self.rtol})
+    res.env.update(tolerance={'atol': self.atol, 'rtol': self.rtol, 'dtype': res.dtype, 'from': tolerance_source(strict, res.dtype)})
     try: self._evaluate(res, task, solution, stages, alone)
     finally:
         if self.ref.pending and 'error' in (ref := self.ref.result()): res.task_failed(f"reference: {ref['error']}")

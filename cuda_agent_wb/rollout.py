@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 import pandas as pd
 from .config import get_settings
-from .tasks import Task, load_tasks
+from .tasks import Task, load_tasks, task_dtype, resolve_preset
 from .client import ServiceError
 from .agent import (KernelEnv, PolicyOutput, PolicyError, ContextExceeded, ScriptedPolicy, ReplayPolicy,
                                  append_turn, solution_hash, load_script, script_path, _safe_id, read_trajectory)
@@ -66,6 +66,7 @@ def make_header(task: Task, sample: int, policy, env: KernelEnv, messages: list)
                 backend=env.backend, device=remote.get('device') or _device_name(env.backend), versions=remote.get('versions') or _versions(),
                 settings=settings, workdir=str(env.workdir), layout=getattr(env, 'layout', 'cawb'),
                 rules=remote.get('rules') or _rules_of(env.evaluator if hasattr(env, 'evaluator') else None),
+                dtype=remote.get('dtype') or task_dtype(task, resolve_preset(s.eval.preset, env.backend)),
                 **({'env_server': {'url': env.url, 'episode': remote.get('id')}} if remote else {}),
                 system_prompt=messages[0]['content'], task_prompt=messages[1]['content'],
                 started=datetime.now(timezone.utc).isoformat(timespec='seconds'))
@@ -220,7 +221,7 @@ def load_trajectories(src) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
         if h is None: errors.append(f"{f}: no header record"); continue
         sm = {k: v for k, v in (t['summary'] or {}).items() if k != 'type'}
         trajs.append(dict(file=str(f), task_id=h['task_id'], sample=h['sample'], policy=h['policy'].get('policy'),
-                          backend=h['backend'], device=h['device'], finished=t['summary'] is not None,
+                          backend=h['backend'], device=h['device'], dtype=h.get('dtype', 'fp32'), finished=t['summary'] is not None,
                           **({'turns': len(t['steps'])} | sm)))
         steps += [_step_row(h, s) for s in t['steps']]
     return pd.DataFrame(trajs), pd.DataFrame(steps), errors

@@ -12,9 +12,10 @@ from pathlib import Path
 from .config import get_settings
 
 # %% auto #0
-__all__ = ['REQUIRED', 'TaskError', 'parse_task_source', 'task_ops', 'task_presets', 'Task', 'task_from_source', 'task_identity',
-           'load_task', 'find_kernelbench_root', 'load_tasks', 'load_ops6k', 'load_module', 'resolve_preset',
-           'seed_torch', 'build_model', 'make_inputs', 'run_eager', 'eager_ms', 'describe_task']
+__all__ = ['REQUIRED', 'DTYPES', 'TaskError', 'parse_task_source', 'task_ops', 'task_presets', 'check_dtype', 'task_dtype_decl',
+           'Task', 'task_from_source', 'task_dtype', 'dtype_summary', 'task_identity', 'load_task',
+           'find_kernelbench_root', 'load_tasks', 'load_ops6k', 'load_module', 'resolve_preset', 'seed_torch',
+           'module_dtype', 'build_model', 'make_inputs', 'run_eager', 'eager_ms', 'describe_task']
 
 # %% ../nbs/01_tasks.ipynb #cc67b67f
 class TaskError(ValueError):
@@ -94,6 +95,24 @@ def task_presets(tree: ast.Module, where: str) -> dict:
             return presets
     return {}
 
+# %% ../nbs/01_tasks.ipynb #86888134
+DTYPES = {'fp32': 'float32', 'fp16': 'float16', 'bf16': 'bfloat16'}   # a task's DTYPE -> the torch dtype's name
+
+def check_dtype(value, where: str) -> str:
+    "`value` if it is a dtype name of `DTYPES`, else a TaskError naming `where`."
+    if value not in DTYPES: raise TaskError(f"{where}: DTYPE = {value!r} is not a dtype the workbench knows: use one of {', '.join(map(repr, DTYPES))}")
+    return value
+
+# %% ../nbs/01_tasks.ipynb #ae0f8c8d
+def task_dtype_decl(tree: ast.Module, where: str) -> str|None:
+    "The module-level `DTYPE` a task declares (checked), None if it declares none."
+    for n in tree.body:
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == 'DTYPE' for t in n.targets):
+            try: v = _literal(n.value)
+            except (ValueError, TypeError): v = ast.unparse(n.value)
+            return check_dtype(v, f"{where}:{n.lineno}")
+    return None
+
 # %% ../nbs/01_tasks.ipynb #bbba4749
 @dataclass
 class Task:
@@ -105,6 +124,7 @@ class Task:
     dataset: str = 'local'           # `bundled`, `kernelbench`, `ops6k`, `synth`, `local`
     ops: list = field(default_factory=list)
     presets: dict = field(default_factory=dict)
+    dtype: str|None = None           # the module-level DTYPE it declares (None: as written, counted fp32)
     meta: dict = field(default_factory=dict)   # provenance extras, e.g. Ops-6K's `data_source`
 
     @property
@@ -118,8 +138,21 @@ def task_from_source(source: str, id: str, path=None, **kw) -> Task:
     "A Task from program text, checked statically (see `parse_task_source`)."
     where = str(path) if path else f"<task {id}>"
     tree = parse_task_source(source, where)
+    presets = task_presets(tree, where)
+    for name, p in presets.items():
+        if 'DTYPE' in p: check_dtype(p['DTYPE'], f"{where}: PRESETS[{name!r}]")
     return Task(id=id, source=source, path=str(path) if path else None, ops=task_ops(tree),
-                presets=task_presets(tree, where), **kw)
+                presets=presets, dtype=task_dtype_decl(tree, where), **kw)
+
+# %% ../nbs/01_tasks.ipynb #e5806add
+def task_dtype(task: Task, preset: str|None = None) -> str:
+    "The dtype name `task` runs in at `preset`: the preset's `DTYPE`, else the module's, else fp32."
+    return (task.presets.get(preset) or {}).get('DTYPE') or task.dtype or 'fp32'
+
+def dtype_summary(task: Task) -> str:
+    "The task's dtype, or each preset's where they differ (`cpu:bf16 gpu:fp32`)."
+    per = {p: task_dtype(task, p) for p in task.presets} or {None: task_dtype(task)}
+    return next(iter(per.values())) if len(set(per.values())) == 1 else ' '.join(f"{p}:{d}" for p, d in per.items())
 
 # %% ../nbs/01_tasks.ipynb #7b65dd78
 def _level_of(p: Path):
@@ -135,7 +168,7 @@ def task_identity(path, root=None, dataset=None) -> dict:
     except UnicodeDecodeError: raise TaskError(f"{p}: not a text file") from None
     level = _level_of(p)
     tid = f"L{level}/{p.stem}" if level else (str(p.relative_to(root).with_suffix('')) if root else p.stem)
-    ds = dataset or ('kernelbench' if level else 'bundled' if p.parent.name == 'tasks' and p.parent.parent.name == 'data' else 'local')
+    ds = dataset or ('kernelbench' if level else 'bundled' if p.parent.name in ('tasks', 'tasks_bf16') and p.parent.parent.name == 'data' else 'local')
     return dict(source=source, id=tid, level=level, dataset=ds)
 
 # %% ../nbs/01_tasks.ipynb #e9845200
@@ -228,15 +261,22 @@ def seed_torch(seed: int):
     torch.random.default_generator.manual_seed(seed)
     torch.cuda.manual_seed_all(seed)
 
+# %% ../nbs/01_tasks.ipynb #989ea54d
+def module_dtype(mod):
+    "The torch dtype a loaded task module runs in (its `DTYPE`, the preset's applied), None when it declares none."
+    import torch
+    name = getattr(mod, 'DTYPE', None)
+    return getattr(torch, DTYPES[name]) if isinstance(name, str) and name in DTYPES else None
+
 # %% ../nbs/01_tasks.ipynb #8f165348
 def build_model(task: Task, mod, seed: int = 0, device='cpu', dtype=None):
-    "Build the task's `Model` from its init inputs under `seed`, on `device` (floating params cast to `dtype`)."
+    "Build the task's `Model` from its init inputs under `seed`, on `device` (floating params cast to `dtype`, default the task's)."
     seed_torch(seed)
     try:
         init = mod.get_init_inputs()
         model = mod.Model(*init)
     except Exception as e: _raise_from(task, 'building Model(*get_init_inputs())', e)
-    model = model.to(device)
+    model, dtype = model.to(device), module_dtype(mod) if dtype is None else dtype
     return model.to(dtype) if dtype is not None else model
 
 # %% ../nbs/01_tasks.ipynb #5f9c6295
@@ -251,8 +291,9 @@ def _check_inputs(task, inputs):
 
 # %% ../nbs/01_tasks.ipynb #e989b461
 def make_inputs(task: Task, mod, seed: int, device='cpu', dtype=None) -> list:
-    "The task's forward inputs for `seed`, on `device` (floating tensors cast to `dtype`)."
+    "The task's forward inputs for `seed`, on `device` (floating tensors cast to `dtype`, default the task's)."
     import torch
+    dtype = module_dtype(mod) if dtype is None else dtype
     seed_torch(seed)
     try:
         with torch.device(device): inputs = mod.get_inputs()
@@ -284,8 +325,8 @@ def eager_ms(fn, reps=5) -> float:
 
 # %% ../nbs/01_tasks.ipynb #b963cddc
 def describe_task(task: Task, preset='cpu', device='cpu', time_it=True) -> dict:
-    "One row about `task` at `preset`: ops, input shapes, parameter count, eager ms."
-    row = dict(id=task.id, level=task.level or '-', ops=', '.join(task.ops), preset=preset)
+    "One row about `task` at `preset`: ops, dtype, input shapes, parameter count, eager ms."
+    row = dict(id=task.id, level=task.level or '-', ops=', '.join(task.ops), preset=preset, dtype=task_dtype(task, preset))
     mod = load_module(task, preset)
     model, inputs = build_model(task, mod, 0, device), make_inputs(task, mod, 0, device)
     row.update(inputs=_shapes(inputs), params=sum(p.numel() for p in model.parameters()))

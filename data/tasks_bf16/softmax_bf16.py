@@ -1,0 +1,23 @@
+# Single op: softmax over the last dimension (a row reduction plus an elementwise pass). In bfloat16: inputs and parameters are cast to bf16 by the harness, and the reference computes in bf16.
+import torch
+import torch.nn as nn
+
+batch_size, dim = 4096, 8192
+DTYPE = "bf16"
+PRESETS = {"cpu": dict(batch_size=64, dim=512), "gpu": dict(batch_size=4096, dim=8192)}
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.softmax(x, dim=-1)
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []
