@@ -131,3 +131,11 @@ def test_cuda_agent_released_workdir(ev):
     r = ev.evaluate(load_task(CA / 'model.py'), CA)
     RESULTS.append({'solution': 'CUDA-Agent/agent_workdir', **r.to_dict()})
     assert r.compiled and r.correct and r.reward >= 1, r.to_dict()
+
+
+def test_bf16_task_on_the_gpu(ev):
+    "A bf16 task (data/tasks_bf16) at the gpu preset: the reference in bf16 on the device, a CUDA kernel on the raw bits passes at tolerance_bf16, timed."
+    r = ev.evaluate(load_task(ROOT/'data/tasks_bf16/relu_bf16.py'), SOL/'relu_bf16_valid')
+    RESULTS.append({'solution': 'relu_bf16_valid', **r.to_dict()})
+    assert r.correct and r.reward >= 1 and r.dtype == 'bf16', r.to_dict()
+    assert r.env['tolerance']['from'] == '[eval] tolerance_bf16' and r.speedup_vs_eager > 0
