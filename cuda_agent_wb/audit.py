@@ -10,8 +10,8 @@ import json, math
 from pathlib import Path
 import torch
 from .config import get_settings
-from .tasks import Task, TaskError, load_module, build_model, make_inputs, resolve_preset, run_eager
-from .verify import flat_outputs, check_close, degenerate_reasons
+from .tasks import Task, TaskError, load_module, build_model, make_inputs, resolve_preset, run_eager, task_dtype
+from .verify import flat_outputs, check_close, degenerate_reasons, dtype_tolerance
 
 # %% auto #0
 __all__ = ['degenerate_output_reasons', 'audit_task', 'audit_tasks', 'audit_report']
@@ -38,9 +38,10 @@ def _magnitude(out) -> dict:
 def audit_task(task: Task, device: str = 'cpu', preset: str|None = None, atol: float|None = None, rtol: float|None = None, seed: int = 0) -> dict:
     "Run `task`'s reference once and classify it: ok, degenerate_output (with reasons) or error."
     e = get_settings().eval
-    atol, rtol = e.atol if atol is None else atol, e.rtol if rtol is None else rtol
-    preset = resolve_preset(preset or e.preset, device)
-    row = {'id': task.id, 'level': task.level, 'path': task.path, 'preset': preset if preset in task.presets else None}
+    preset = resolve_preset(preset or e.preset, device); dtype = task_dtype(task, preset)
+    tol = dtype_tolerance(e, dtype)                    # the evaluator's for this dtype
+    atol, rtol = tol[0] if atol is None else atol, tol[1] if rtol is None else rtol
+    row = {'id': task.id, 'level': task.level, 'path': task.path, 'preset': preset if preset in task.presets else None, 'dtype': dtype}
     try:
         mod = load_module(task, preset)
         model, xs = build_model(task, mod, seed, device), make_inputs(task, mod, seed, device)

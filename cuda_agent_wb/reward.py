@@ -617,9 +617,7 @@ def make_job(self: Evaluator, task: Task, sol: Solution, build: BuildResult, see
 @patch
 def tolerance(self: Evaluator, strict: bool, dtype: str = 'fp32') -> tuple[float, float]:
     "(atol, rtol) for `dtype`: fp32's from the default or the strict profile, a half dtype's from `[eval] tolerance_<dtype>`."
-    e = self.s.eval
-    if dtype != 'fp32': return tuple(getattr(e, f"tolerance_{dtype}"))
-    return (e.strict_atol, e.strict_rtol) if strict else (e.atol, e.rtol)
+    return dtype_tolerance(self.s.eval, dtype, strict)
 
 def tolerance_source(strict: bool, dtype: str = 'fp32') -> str:
     "The settings the tolerance of `tolerance(strict, dtype)` comes from, as recorded in a result's env."

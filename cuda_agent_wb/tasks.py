@@ -100,7 +100,7 @@ DTYPES = {'fp32': 'float32', 'fp16': 'float16', 'bf16': 'bfloat16'}   # a task's
 
 def check_dtype(value, where: str) -> str:
     "`value` if it is a dtype name of `DTYPES`, else a TaskError naming `where`."
-    if value not in DTYPES: raise TaskError(f"{where}: DTYPE = {value!r} is not a dtype the workbench knows: use one of {', '.join(map(repr, DTYPES))}")
+    if not (isinstance(value, str) and value in DTYPES): raise TaskError(f"{where}: DTYPE = {value!r} is not a dtype the workbench knows: use one of {', '.join(map(repr, DTYPES))}")
     return value
 
 # %% ../nbs/01_tasks.ipynb #ae0f8c8d

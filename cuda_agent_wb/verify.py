@@ -14,11 +14,12 @@ from torch.utils._pytree import tree_flatten
 
 # %% auto #0
 __all__ = ['FLAGS', 'REVIEW_FLAGS', 'DEGENERATE_SHARE', 'ALLOWED_OPS', 'Flag', 'flat_outputs', 'check_output_structure',
-           'check_shapes', 'check_dtypes', 'check_finite', 'check_close', 'check_signal', 'trivial_outputs',
-           'degenerate_reasons', 'rms', 'check_degenerate', 'on_device_of', 'check_outputs', 'check_deterministic',
-           'check_inputs_unmutated', 'rel_l2', 'sample_leaves', 'check_precision', 'check_timed_outputs',
-           'check_timer_consistency', 'check_speedup_plausible', 'op_base_name', 'ForbiddenOpTracer', 'thread_cpu_ns',
-           'cpu_ms_since', 'check_background_threads', 'HarnessIntegrity', 'snapshot', 'mutated_inputs']
+           'check_shapes', 'check_dtypes', 'check_finite', 'check_close', 'dtype_tolerance', 'check_signal',
+           'trivial_outputs', 'degenerate_reasons', 'rms', 'check_degenerate', 'on_device_of', 'check_outputs',
+           'check_deterministic', 'check_inputs_unmutated', 'rel_l2', 'sample_leaves', 'check_precision',
+           'check_timed_outputs', 'check_timer_consistency', 'check_speedup_plausible', 'op_base_name',
+           'ForbiddenOpTracer', 'thread_cpu_ns', 'cpu_ms_since', 'check_background_threads', 'HarnessIntegrity',
+           'snapshot', 'mutated_inputs']
 
 # %% ../nbs/05_verify.ipynb #f6683a94
 FLAGS = {
@@ -115,6 +116,12 @@ def check_close(ref, cand, atol: float, rtol: float) -> Flag|None:
         if not ok.all():
             err = (cf - rf).abs().nan_to_num(float('inf'))
             return Flag('incorrect_output', f"output {i}: {int((~ok).sum())}/{ok.numel()} elements off, max abs error {float(err.max()):.3g} (atol={atol:g}, rtol={rtol:g})")
+
+# %% ../nbs/05_verify.ipynb #e0bd8f90
+def dtype_tolerance(e, dtype: str = 'fp32', strict: bool = False) -> tuple[float, float]:
+    "(atol, rtol) from `[eval]` settings `e` for `dtype`: fp32's default or strict profile, else `tolerance_<dtype>`."
+    if dtype != 'fp32': return tuple(getattr(e, f"tolerance_{dtype}"))
+    return (e.strict_atol, e.strict_rtol) if strict else (e.atol, e.rtol)
 
 # %% ../nbs/05_verify.ipynb #6bb9429c
 def check_signal(ref, cand, max_rel: float = 0.1) -> Flag|None:

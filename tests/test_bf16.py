@@ -30,6 +30,9 @@ def test_bf16_variants_of_bundled_tasks():
         assert body(t.source) == body(twin.read_text()), t.id
         assert (t.dataset, t.dtype, task_dtype(t, 'cpu'), task_dtype(t, 'gpu')) == ('bundled', 'bf16', 'bf16', 'bf16'), t.id
         assert task_dtype(load_task(twin), 'cpu') == 'fp32'
+    from cuda_agent_wb.audit import audit_task
+    row = audit_task(tasks[0])                              # the degenerate-task audit judges at the dtype's tolerance too
+    assert (row['status'], row['dtype'], (row['atol'], row['rtol'])) == ('ok', 'bf16', get_settings().eval.tolerance_bf16), row
     r = run_cawb('tasks', 'list', BF16)
     assert r.returncode == 0 and 'dtype' in r.stdout.splitlines()[0], r.stdout
     assert all(l.split()[-1] == 'bf16' for l in r.stdout.splitlines()[1:]), r.stdout
