@@ -122,7 +122,9 @@ def summary(self: EvalResult) -> str:
     if self.compiled and self.build_ahead and not self.build_ahead['ok']: lines.append(f"build ahead: FAILED, the file ran as written: {self.build_ahead['error']}")
     if self.task_error: return '\n'.join(lines * (self.compiled or bool(self.compile_log)) + [f"task error: {self.task_error}", "reward: none (the task failed, not the candidate: not scored)"])
     if self.compiled and self.stage in ('verify', 'profile', 'done'):
-        lines.append('verify: ' + ('ok' if self.correct else f"FAILED - {self.error}"))
+        tol = self.env.get('tolerance') or {}          # a half-precision task: say which dtype and tolerance it was held to
+        half = f" ({self.dtype}: atol {tol.get('atol'):g}, rtol {tol.get('rtol'):g})" if self.dtype != 'fp32' and tol else ''
+        lines.append('verify: ' + ('ok' + half if self.correct else f"FAILED{half} - {self.error}"))
     t = self.timings
     if self.correct and 'candidate' in t:
         lines.append(f"profile: candidate {_ms(t['candidate']['median'])}, eager {_ms(t.get('eager', {}).get('median'))}, "

@@ -55,6 +55,7 @@ def test_honest_bf16_solution_passes_at_the_bf16_tolerance(ev, task, sol, strict
     atol, rtol = get_settings().eval.tolerance_bf16
     assert r.dtype == 'bf16' and r.to_dict()['dtype'] == 'bf16'
     assert r.env['tolerance'] == {'atol': atol, 'rtol': rtol, 'dtype': 'bf16', 'from': '[eval] tolerance_bf16'}, r.env
+    assert f"verify: ok (bf16: atol {atol:g}, rtol {rtol:g})" in r.summary(), r.summary()
 
 
 def test_wrong_bf16_result_rejected(ev):
