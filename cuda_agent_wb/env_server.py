@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Optional
 from pydantic import ConfigDict, Field
 from .config import get_settings
-from .tasks import Task, TaskError, task_from_source
+from .tasks import Task, TaskError, task_from_source, task_dtype, resolve_preset
 from .agent import KernelEnv, StepOut, TOOLS, _safe_id
 from .client import ServiceError, load_httpx, split_urls, tls_verify, answer_detail
 
@@ -190,7 +190,8 @@ def _env_reset(self: KernelEnvironment, seed: Optional[int] = None, episode_id: 
     messages = self.env.reset(); self.ctx.count('started')
     s = get_settings()
     ep = dict(id=self.episode_id, task_id=task.id, task_hash=task.hash, seed=seed, backend=self.ctx.backend, device=self.ctx.device,
-              layout=layout, rules=rules, mode=mode, max_turns=self.env.max_turns, bash_timeout=self.env.bash_timeout, workdir=str(wd),
+              layout=layout, rules=rules, dtype=task_dtype(task, resolve_preset(s.eval.preset, self.ctx.device)), mode=mode,
+              max_turns=self.env.max_turns, bash_timeout=self.env.bash_timeout, workdir=str(wd),
               settings=dict(settings_fingerprint(s), policy=vars(s.policy)), versions=_versions())
     return KernelObservation(text=messages[1]['content'], messages=messages, tools=self.env.tools, episode=ep)
 KernelEnvironment._reset = _env_reset
