@@ -37,7 +37,8 @@ def probe_overrides(task: Task, preset: str|None) -> dict|None:
     ints = lambda d: {k: v for k, v in d.items() if isinstance(v, int) and not isinstance(v, bool)}
     for name, other in task.presets.items():
         o = ints(other)
-        if name != preset and o and o != ints(cur) and all(o.get(k, v) <= v for k, v in ints(cur).items()): return dict(other)
+        if name != preset and o and o != ints(cur) and all(o.get(k, v) <= v for k, v in ints(cur).items()):
+            return {k: v for k, v in other.items() if k != 'DTYPE'}     # another shape, the same dtype
     half = {k: max(1, v // 2) for k, v in ints(cur).items()}
     return half if half != ints(cur) else None
 
