@@ -190,7 +190,7 @@ def _env_reset(self: KernelEnvironment, seed: Optional[int] = None, episode_id: 
     messages = self.env.reset(); self.ctx.count('started')
     s = get_settings()
     ep = dict(id=self.episode_id, task_id=task.id, task_hash=task.hash, seed=seed, backend=self.ctx.backend, device=self.ctx.device,
-              layout=layout, rules=rules, dtype=task_dtype(task, resolve_preset(s.eval.preset, self.ctx.device)), mode=mode,
+              layout=layout, rules=rules, dtype=task_dtype(task, resolve_preset(s.eval.preset, self.ctx.backend)), mode=mode,
               max_turns=self.env.max_turns, bash_timeout=self.env.bash_timeout, workdir=str(wd),
               settings=dict(settings_fingerprint(s), policy=vars(s.policy)), versions=_versions())
     return KernelObservation(text=messages[1]['content'], messages=messages, tools=self.env.tools, episode=ep)
