@@ -243,7 +243,9 @@ def summarise(timing: dict) -> dict:
 def baseline_key(task, preset: str, fp: dict, n: int, input_sets: int, flush: bool, budget_s: float = 0.0) -> str:
     "Cache key of a task's baselines: the task, its preset and dtype, the environment and the timing settings."
     from cuda_agent_wb.tasks import task_dtype
-    blob = json.dumps([TIMING_METHOD, task.hash, preset, task_dtype(task, preset), fp['device'], fp['torch'], fp['cuda'], fp['precision'], fp.get('threads'), n, input_sets, flush, budget_s], sort_keys=True)
+    dtype = task_dtype(task, preset)                 # fp32 keys are those from before dtypes: caches measured then stay valid
+    blob = json.dumps([TIMING_METHOD, task.hash, preset, fp['device'], fp['torch'], fp['cuda'], fp['precision'], fp.get('threads'), n, input_sets, flush, budget_s]
+                      + ([dtype] if dtype != 'fp32' else []), sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 # %% ../nbs/06_profile.ipynb #9a5e766f
