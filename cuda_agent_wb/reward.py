@@ -19,7 +19,7 @@ from .build import Backend, BuildResult, get_backend, build_solution, stage_sour
 from .sandbox import Sandbox, Session, ChildDied, worker_env, pack_big, unpack_big, _tensor_bytes
 from .verify import *
 from .triton_eval import (solution_language, kernel_runtime, needs_native_build, triton_missing, triton_cache_dir,
-                                      instrument_triton, autotune_choices)
+                                      instrument_triton, autotune_choices, interpreted_share, TritonLaunches)
 from .hacks import (trial_fill, fill_garbage_, probe_overrides, probe_module, check_shape_general, custom_kernel_share,
                                  check_custom_kernel, OwnCalls, instrument_builders)
 from .profile import (DeviceLock, device_lock_key, Timer, set_precision_policy, env_fingerprint, summarise, kernel_table, torch_kernels,
@@ -402,13 +402,16 @@ def _time_phase(job, chan, task, mod, cand, timer, integrity, order):
     refill = make_inputs(task, mod, job['refill_seed'], dev)
     for dst, src in zip(sets[0], refill):
         if isinstance(dst, torch.Tensor): dst.copy_(src)
+    stored0 = TritonLaunches.stored
     with torch.no_grad(): refill_out = _to_cpu(cand(*sets[0])); timer.sync()
+    stored = TritonLaunches.stored - stored0 if job.get('triton') else None       # elements its interpreted launches stored, one call
     own0 = OwnCalls.n
     kt = kernel_table(lambda *xs: cand(*xs), sets[-1], dev, calls=2, top=25) if order.get('kernels') else []
     with torch.no_grad(): streams = timer.stream_spans(cand, sets, 10 if statistics.median(tm['device_ms']) < 50 else 3)
     fl = integrity.check()
     chan.send({'timed': True, 'timing': summarise(tm), 'loop_s': tm['loop_s'], 'wall_sum_s': sum(tm['wall_ms']) / 1e3,
-               'kept': tm['kept'], 'refill': refill_out, 'kernels': kt, 'own_calls': OwnCalls.n - own0 if order.get('kernels') else None, 'spans': streams.get('spans', []), 'order': streams.get('order'), 'autotune': autotune_choices() if job.get('triton') else None, 'flags': [[fl.name, fl.detail]] if fl else []})
+               'kept': tm['kept'], 'refill': refill_out, 'kernels': kt, 'own_calls': OwnCalls.n - own0 if order.get('kernels') else None, 'spans': streams.get('spans', []), 'order': streams.get('order'), 'autotune': autotune_choices() if job.get('triton') else None,
+               'stored': stored, 'out_elements': sum(t.numel() for t in flat_outputs(refill_out)[0] if isinstance(t, torch.Tensor)), 'flags': [[fl.name, fl.detail]] if fl else []})
 
 # %% ../nbs/07_reward.ipynb #f0b9b0cb
 def warm_up(job: dict) -> Timer:
@@ -737,6 +740,7 @@ def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: di
 def _custom_kernels(self: Evaluator, res: EvalResult, m: dict):
     "Record `custom_kernel_share` (`hacks.custom_kernel_share`); under kernelbench rules too little of it is `no_custom_kernel`."
     res.custom_kernel_share = custom_kernel_share(m['kernels'], m.get('own_calls'), self.backend.is_cuda) if self.kernel_breakdown else None
+    if res.kernel_runtime == 'triton-interpreter': res.custom_kernel_share = interpreted_share(res.custom_kernel_share, m.get('stored'), m.get('out_elements', 0))
     if res.rules == 'kernelbench': res.add_flag(check_custom_kernel(res.custom_kernel_share))
 
 # %% ../nbs/07_reward.ipynb #4b5dc034

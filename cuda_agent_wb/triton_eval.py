@@ -16,7 +16,7 @@ from .hacks import OwnCalls
 # %% auto #0
 __all__ = ['TRITON_IMPORT', 'NATIVE_SUFFIXES', 'LAUNCH_PREFIX', 'uses_triton', 'solution_language', 'needs_native_build',
            'kernel_runtime', 'triton_missing', 'triton_cache_dir', 'TritonLaunches', 'launch_range', 'own_launch',
-           'cpu_bench', 'autotune_choices', 'instrument_triton', 'launch_rows']
+           'cpu_bench', 'autotune_choices', 'interpreted_share', 'instrument_triton', 'launch_rows']
 
 # %% ../nbs/05c_triton_eval.ipynb #f3c56281
 TRITON_IMPORT = re.compile(r'^\s*(?:import|from)\s+triton\b', re.M)
@@ -59,8 +59,8 @@ def triton_cache_dir(solution_hash: str) -> Path:
 LAUNCH_PREFIX = 'cawb_triton'
 
 class TritonLaunches:
-    "What the instrumented Triton runtime saw in this process: the range tag, launches per kernel, autotuners."
-    tag, counts, autotuners = '', {}, []
+    "What the instrumented Triton runtime saw in this process: the range tag, launches per kernel, autotuners, elements stored (interpreter)."
+    tag, counts, autotuners, stored = '', {}, [], 0
 
 def launch_range(name: str) -> str:
     "The profiler range of one launch of kernel `name`."
@@ -118,6 +118,22 @@ def _track_autotuners(Autotuner, interpret: bool):
     __init__.cawb_wrapped = True
     Autotuner.__init__ = __init__
 
+# %% ../nbs/05c_triton_eval.ipynb #f0bc00ad
+def _count_stores(InterpreterBuilder):
+    "Count the elements every interpreted store writes (its mask's true entries) in `TritonLaunches.stored`."
+    store = InterpreterBuilder.create_masked_store
+    if getattr(store, 'cawb_wrapped', False): return
+    def create_masked_store(self, ptrs, value, mask, *a, **k):
+        TritonLaunches.stored += int(mask.data.sum()); return store(self, ptrs, value, mask, *a, **k)
+    create_masked_store.cawb_wrapped = True
+    InterpreterBuilder.create_masked_store = create_masked_store
+
+# %% ../nbs/05c_triton_eval.ipynb #fa9c1e0d
+def interpreted_share(time_share: float|None, stored: int|None, out_elements: int) -> float|None:
+    "`custom_kernel_share` under the interpreter: the time share, capped at the elements stored per call over the output's."
+    if time_share is None or stored is None: return time_share
+    return round(min(time_share, stored / max(1, out_elements)), 4)
+
 # %% ../nbs/05c_triton_eval.ipynb #d67998d6
 def instrument_triton(tag: str, interpret: bool, cache: str|None = None):
     "In the candidate's process, before its code runs: interpreter on or off, its own cache, launches and autotuners tracked."
@@ -129,6 +145,9 @@ def instrument_triton(tag: str, interpret: bool, cache: str|None = None):
     from triton.runtime.autotuner import Autotuner
     for cls in (JITFunction, InterpretedFunction): _wrap_run(cls)
     _track_autotuners(Autotuner, interpret)
+    if interpret:
+        from triton.runtime.interpreter import InterpreterBuilder
+        _count_stores(InterpreterBuilder)
 
 # %% ../nbs/05c_triton_eval.ipynb #fbe967b6
 def _outer_launch(e, head: str):
