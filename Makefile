@@ -22,7 +22,7 @@ venv:
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip $(PIP_QUIET)
 	$(BIN)/python -c "import torch" 2>/dev/null || $(BIN)/python -m pip install -q "$(TORCH_SPEC)" $(PIP_QUIET)
-	$(BIN)/python -m pip install -q -e ".[dev,agents,rl,env]" $(PIP_QUIET)
+	$(BIN)/python -m pip install -q -e ".[dev,agents,rl,env,triton]" $(PIP_QUIET)
 	$(BIN)/python -m pip install -q --no-deps "verl==0.9.1" $(PIP_QUIET)
 
 ## the main job, on bundled data: no GPU and no model needed
