@@ -307,7 +307,7 @@ def _critical_objects() -> dict:
             'torch.cuda.synchronize': torch.cuda.synchronize, 'torch.cuda.Event': torch.cuda.Event,
             'torch.cuda.Event.elapsed_time': torch.cuda.Event.elapsed_time, 'torch.cuda.Event.record': torch.cuda.Event.record, 'torch.cuda._sleep': torch.cuda._sleep,
             'builtins.len': builtins.len, 'threading.enumerate': threading.enumerate}
-    for modname in ('cuda_agent_wb.verify', 'cuda_agent_wb.profile', 'cuda_agent_wb.sandbox', 'cuda_agent_wb.reward'):
+    for modname in ('cuda_agent_wb.verify', 'cuda_agent_wb.profile', 'cuda_agent_wb.sandbox', 'cuda_agent_wb.reward', 'cuda_agent_wb.triton_eval'):
         m = sys.modules.get(modname)
         if m is None: continue
         objs[modname] = m
