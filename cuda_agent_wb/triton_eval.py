@@ -15,8 +15,8 @@ from .hacks import OwnCalls
 
 # %% auto #0
 __all__ = ['TRITON_IMPORT', 'NATIVE_SUFFIXES', 'LAUNCH_PREFIX', 'uses_triton', 'solution_language', 'needs_native_build',
-           'kernel_runtime', 'triton_missing', 'triton_cache_dir', 'TritonLaunches', 'launch_range', 'own_launch',
-           'cpu_bench', 'autotune_choices', 'interpreted_share', 'instrument_triton', 'launch_rows']
+           'kernel_runtime', 'triton_missing', 'triton_cache_dir', 'TritonLaunches', 'launch_range', 'launch_allowance',
+           'own_launch', 'cpu_bench', 'autotune_choices', 'interpreted_share', 'instrument_triton', 'launch_rows']
 
 # %% ../nbs/05c_triton_eval.ipynb #f3c56281
 TRITON_IMPORT = re.compile(r'^\s*(?:import|from)\s+triton\b', re.M)
@@ -68,17 +68,21 @@ def launch_range(name: str) -> str:
 
 # %% ../nbs/05c_triton_eval.ipynb #d2318a74
 @contextmanager
+def launch_allowance():
+    "While a launch (or an autotuner's search) runs, the forbidden-op tracers let `verify.LAUNCH_OPS` pass."
+    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
+    tracers = [m for m in _get_current_dispatch_mode_stack() if isinstance(m, ForbiddenOpTracer)]
+    for t in tracers: t.paused += 1
+    try: yield
+    finally:
+        for t in tracers: t.paused -= 1
+
+@contextmanager
 def own_launch(name: str):
     "One Triton launch: the candidate's own call, its own profiler range, and the forbidden-op tracers told so."
     from torch.profiler import record_function
-    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack
-    tracers = [m for m in _get_current_dispatch_mode_stack() if isinstance(m, ForbiddenOpTracer)]
     OwnCalls.n += 1; TritonLaunches.counts[name] = TritonLaunches.counts.get(name, 0) + 1
-    for t in tracers: t.paused += 1
-    try:
-        with record_function(launch_range(name)): yield
-    finally:
-        for t in tracers: t.paused -= 1
+    with launch_allowance(), record_function(launch_range(name)): yield
 
 # %% ../nbs/05c_triton_eval.ipynb #fb28fbb0
 def _wrap_run(cls):
@@ -109,14 +113,16 @@ def autotune_choices() -> dict|None:
 
 # %% ../nbs/05c_triton_eval.ipynb #a16e6c12
 def _track_autotuners(Autotuner, interpret: bool):
-    "Autotuners register themselves in `TritonLaunches`; under the interpreter they time on the CPU clock."
-    init = Autotuner.__init__
+    "Autotuners register themselves in `TritonLaunches`, search under the launch allowance (arguments cloned and restored), and time on the CPU clock under the interpreter."
+    init, run = Autotuner.__init__, Autotuner.run
     if getattr(init, 'cawb_wrapped', False): return
     def __init__(self, *a, **k):
         init(self, *a, **k); TritonLaunches.autotuners.append(self)
         if interpret: self._do_bench = cpu_bench
+    def tuned_run(self, *a, **k):
+        with launch_allowance(): return run(self, *a, **k)
     __init__.cawb_wrapped = True
-    Autotuner.__init__ = __init__
+    Autotuner.__init__, Autotuner.run = __init__, tuned_run
 
 # %% ../nbs/05c_triton_eval.ipynb #f0bc00ad
 def _count_stores(InterpreterBuilder):
