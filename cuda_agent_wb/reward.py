@@ -404,7 +404,7 @@ def _time_phase(job, chan, task, mod, cand, timer, integrity, order):
         if isinstance(dst, torch.Tensor): dst.copy_(src)
     stored0 = TritonLaunches.stored
     with torch.no_grad(): refill_out = _to_cpu(cand(*sets[0])); timer.sync()
-    stored = TritonLaunches.stored - stored0 if job.get('triton') else None       # elements its interpreted launches stored, one call
+    stored = TritonLaunches.stored - stored0 if (job.get('triton') or {}).get('interpret') else None   # elements its interpreted launches stored, one call
     own0 = OwnCalls.n
     kt = kernel_table(lambda *xs: cand(*xs), sets[-1], dev, calls=2, top=25) if order.get('kernels') else []
     with torch.no_grad(): streams = timer.stream_spans(cand, sets, 10 if statistics.median(tm['device_ms']) < 50 else 3)
