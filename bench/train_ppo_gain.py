@@ -96,7 +96,8 @@ def arm_curve(out: Path, replays: dict) -> list:
     m = read_metrics(out/'metrics.jsonl') if (out/'metrics.jsonl').is_file() else None
     if m is None or not len(m): return []
     ag = m[m['stage'] == STAGES[4]]
-    keys = ('step', 'reward_mean', 'pass_rate', 'kl', 'clip_frac', 'entropy', 'policy_loss', 'parse_error_rate', 'turns_mean', 'step_s')
+    keys = ('step', 'reward_mean', 'pass_rate', 'heldout_reward_mean', 'heldout_pass_rate', 'kl', 'clip_frac', 'entropy', 'policy_loss',
+            'parse_error_rate', 'turns_mean', 'step_s')
     rows = []
     for r in ag.to_dict('records'):
         row = {k: r[k] for k in keys if k in r and r[k] == r[k]}
@@ -130,8 +131,9 @@ def report(path: Path, res: dict):
     "Curves of both arms, one panel per measure."
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
-    keys = ['reward_mean', 'faster_share', 'second_kernel_share', 'pass_rate', 'kl', 'clip_frac', 'entropy', 'policy_loss']
-    fig = make_subplots(rows=2, cols=4, subplot_titles=keys)
+    keys = ['reward_mean', 'faster_share', 'second_kernel_share', 'pass_rate', 'heldout_reward_mean', 'heldout_pass_rate', 'kl', 'clip_frac',
+            'entropy', 'policy_loss']
+    fig = make_subplots(rows=3, cols=4, subplot_titles=keys)
     for arm, color in (('ppo', '#ef553b'), ('frozen', '#636efa')):
         c = res['curves'][arm]
         for i, k in enumerate(keys):

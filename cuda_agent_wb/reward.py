@@ -16,7 +16,7 @@ from .config import get_settings, cache_dir
 from .tasks import Task, TaskError, load_module, build_model, make_inputs, resolve_preset, seed_torch
 from .workdir import Solution, SolutionError, load_solution
 from .build import Backend, BuildResult, get_backend, build_solution, stage_sources, prune_builds, inline_ext_dir, torch_mode_spec, _first_error, log_excerpt
-from .sandbox import Sandbox, Session, ChildDied, worker_env, pack_big, unpack_big, _tensor_bytes
+from .sandbox import Sandbox, Session, ChildDied, worker_env, start_lasting, pack_big, unpack_big, _tensor_bytes
 from .verify import *
 from .triton_eval import (solution_language, kernel_runtime, needs_native_build, triton_missing, triton_cache_dir,
                                       instrument_triton, autotune_choices, interpreted_share, TritonLaunches)
@@ -524,7 +524,7 @@ class ReferenceWorker:
         self.conn, child = ctx.Pipe()
         target = __import__('cuda_agent_wb.reward', fromlist=['x']).reference_main   # by module: spawn must find it
         self.proc = ctx.Process(target=target, args=(child, self.device, self.threads), daemon=True)
-        with worker_env(): self.proc.start()                      # same OpenMP policy as the candidates
+        with worker_env(): start_lasting(self.proc)               # same OpenMP policy as the candidates; outlives a pool thread
         child.close(); self.conn.recv(); self.pending = False
     def submit(self, req: dict):
         "Send a request without waiting."

@@ -17,7 +17,7 @@ __all__ = ['SHM_DIR', 'SHM_PREFIX', 'SHM_MIN_BYTES', 'PR_SET_PDEATHSIG', 'PR_SET
            'CLONE_NEWNET', 'CLONE_NEWUSER', 'MS_RDONLY', 'MS_NOSUID', 'MS_NODEV', 'MS_NOEXEC', 'MS_REMOUNT', 'MS_BIND',
            'MS_REC', 'MS_PRIVATE', 'pack', 'unpack', 'pack_big', 'unpack_big', 'child_setup', 'tmp_roots',
            'drop_capabilities', 'isolate', 'Channel', 'run_child', 'probe_job', 'prepare_torch_for_fork', 'zygote_main',
-           'exit_reason', 'ChildDied', 'Sandbox', 'worker_env', 'Session']
+           'exit_reason', 'ChildDied', 'Sandbox', 'worker_env', 'start_lasting', 'Session']
 
 # %% ../nbs/04_sandbox.ipynb #1132f1b6
 def pack(obj) -> bytes:
@@ -312,7 +312,7 @@ def ensure_zygote(self: Sandbox):
     self.conn, child_end = ctx.Pipe()
     target = importlib.import_module('cuda_agent_wb.sandbox').zygote_main   # by module, so spawn finds it from a notebook too
     self.proc = ctx.Process(target=target, args=(child_end, self.preload), daemon=True)
-    with worker_env(**self.env): self.proc.start()
+    with worker_env(**self.env): start_lasting(self.proc)
     child_end.close()
     if not self.conn.poll(300): raise RuntimeError("sandbox zygote did not start within 300 s")
     self.conn.recv()
@@ -332,6 +332,18 @@ def worker_env(**extra):
         for k, v in old.items():
             if v is None: os.environ.pop(k, None)
             else: os.environ[k] = v
+
+# %% ../nbs/04_sandbox.ipynb #5a7e0002
+from concurrent.futures import ThreadPoolExecutor
+
+_SPAWNER = None
+
+def start_lasting(proc):
+    "Start `proc` from a thread that lives as long as this process (the main thread, else one kept for it), so its parent-death signal fires only when this process ends."
+    global _SPAWNER
+    if threading.current_thread() is threading.main_thread(): return proc.start()
+    if _SPAWNER is None: _SPAWNER = ThreadPoolExecutor(1, thread_name_prefix='cawb-spawner')
+    return _SPAWNER.submit(proc.start).result()
 
 # %% ../nbs/04_sandbox.ipynb #f22a9629
 @patch

@@ -31,15 +31,12 @@ def free_port() -> int:
     with socket.socket() as s: s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
 
 
-class Service:
-    "A `cawb serve` subprocess on loopback; its status lines collected."
-    def __init__(self, db: Path, port: int, workers: int = 2, env=None):
-        self.db, self.port, self.workers, self.env, self.lines = db, port, workers, {**os.environ, **(env or {})}, []
-        self.url = f"http://127.0.0.1:{port}"
+class ServerProcess:
+    "A `cawb` server subprocess on loopback (`args` after `cawb`), its output collected; ready once /health answers."
+    what, stop_s = 'server', 20
 
-    def start(self, ready_s: float = 180):
-        self.proc = subprocess.Popen([CAWB, 'serve', '--backend', 'cpu', '--workers', str(self.workers), '--port', str(self.port), '--db', str(self.db)],
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=self.env)
+    def launch(self, args: list, ready_s: float = 180):
+        self.proc = subprocess.Popen([CAWB, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=self.env)
         threading.Thread(target=lambda: self.lines.extend(iter(self.proc.stdout.readline, '')), daemon=True).start()
         t0 = time.time()
         while time.time() - t0 < ready_s:
@@ -48,42 +45,40 @@ class Service:
                 if httpx.get(self.url + '/health', timeout=2).status_code == 200: return self
             except httpx.TransportError: pass
             time.sleep(0.3)
-        raise AssertionError(f"service not ready in {ready_s} s:\n{''.join(self.lines)}")
-
-    def status(self): return httpx.get(self.url + '/status', timeout=10).json()
+        raise AssertionError(f"{self.what} not ready in {ready_s} s:\n{''.join(self.lines)}")
 
     def kill(self):
         self.proc.kill(); self.proc.wait(10)
 
     def stop(self):
         if self.proc.poll() is None: self.proc.send_signal(signal.SIGINT)
-        try: self.proc.wait(20)
+        try: self.proc.wait(self.stop_s)
         except subprocess.TimeoutExpired: self.kill()
 
 
-class EnvServer:
+class Service(ServerProcess):
+    "A `cawb serve` subprocess on loopback; its status lines collected."
+    what = 'service'
+
+    def __init__(self, db: Path, port: int, workers: int = 2, env=None):
+        self.db, self.port, self.workers, self.env, self.lines = db, port, workers, {**os.environ, **(env or {})}, []
+        self.url = f"http://127.0.0.1:{port}"
+
+    def start(self, ready_s: float = 180):
+        return self.launch(['serve', '--backend', 'cpu', '--workers', str(self.workers), '--port', str(self.port), '--db', str(self.db)], ready_s)
+
+    def status(self): return httpx.get(self.url + '/status', timeout=10).json()
+
+
+class EnvServer(ServerProcess):
     "A `cawb env-serve` subprocess on loopback (CPU backend); its output collected."
+    what, stop_s = 'env server', 30
+
     def __init__(self, port: int, *args, env=None):
         self.port, self.args, self.env, self.lines = port, [str(a) for a in args], {**os.environ, **(env or {})}, []
         self.url = f"http://127.0.0.1:{port}"
 
-    def start(self, ready_s: float = 180):
-        self.proc = subprocess.Popen([CAWB, 'env-serve', '--port', str(self.port), *self.args], stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=self.env)
-        threading.Thread(target=lambda: self.lines.extend(iter(self.proc.stdout.readline, '')), daemon=True).start()
-        t0 = time.time()
-        while time.time() - t0 < ready_s:
-            assert self.proc.poll() is None, ''.join(self.lines)
-            try:
-                if httpx.get(self.url + '/health', timeout=2).status_code == 200: return self
-            except httpx.TransportError: pass
-            time.sleep(0.3)
-        raise AssertionError(f"env server not ready in {ready_s} s:\n{''.join(self.lines)}")
+    def start(self, ready_s: float = 180): return self.launch(['env-serve', '--port', str(self.port), *self.args], ready_s)
 
     def info(self, token=None):
         return httpx.get(self.url + '/info', timeout=10, headers={'Authorization': f"Bearer {token}"} if token else {}).json()
-
-    def stop(self):
-        if self.proc.poll() is None: self.proc.send_signal(signal.SIGINT)
-        try: self.proc.wait(30)
-        except subprocess.TimeoutExpired: self.proc.kill(); self.proc.wait(10)

@@ -181,3 +181,17 @@ def test_bench_scripts_write_results_during_the_run_and_time_saves_apart(tmp_pat
     r2 = json.loads((tmp_path/'td.json').read_text())
     assert r2['curve'] == r['curve'] and r2['minutes'] >= r['minutes']
     assert len((tmp_path/'td'/'calls.jsonl').read_text().splitlines()) == 2
+
+
+def test_held_out_tasks_are_played_every_ppo_iteration_and_never_trained_on(tmp_path):
+    "held_out: stage 4 plays each held-out task once per iteration (heldout_* metrics) and trains only on the other tasks."
+    from cuda_agent_wb.rollout import read_trajectory
+    from cuda_agent_wb.train import run_pipeline
+    cfg = make_config('tiny-cpu', out_dir=str(tmp_path/'run'), stages=[4], tasks=['relu'], held_out=['scale_gelu'],
+                      ppo_iterations=2, ppo_episodes=2, max_turns=2, max_new_tokens=16)
+    run_pipeline(cfg)
+    m = read_metrics(tmp_path/'run'/'metrics.jsonl')
+    assert list(m['stage']) == ['agentic', 'agentic'] and m['heldout_episodes'].tolist() == [1, 1], m.to_dict()
+    assert m['heldout_reward_mean'].notna().all() and m['heldout_pass_rate'].notna().all()
+    traj = lambda d: {read_trajectory(p)['header']['task_id'] for p in (tmp_path/'run'/'trajectories'/d).rglob('*__s*.jsonl')}
+    assert traj('agentic') == {'relu'} and traj('heldout') == {'scale_gelu'}

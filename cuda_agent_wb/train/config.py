@@ -33,6 +33,7 @@ class RunSettings:
     service: str = ''                    # evaluation service URL(s), comma-separated (cawb serve); '' = an evaluator in each process
     env_server: str = ''                 # agent environment server URL(s), comma-separated (cawb env-serve): stages 2 and 4 play their episodes there; '' = KernelEnv in each process
     tasks: list|None = None              # task ids from `task_path`; None = all
+    held_out: list|None = None           # task ids from `task_path` kept out of every stage's training; stage 4 plays each once per iteration (heldout_* metrics)
     task_path: str|None = None           # file or folder of tasks; None = bundled data/tasks
     stages: list = field(default_factory=lambda: [1, 2, 3, 4])
     seed: int = 0
@@ -163,7 +164,8 @@ PRESETS['cpu-demo'] = dict(PRESETS['tiny-cpu'], stages=[2, 3, 4], tasks=['relu']
 # %% ../../nbs/12_train_5_config.ipynb #56147e9b
 PRESETS['gpu-100m-ppo-gain'] = dict(PRESETS['gpu-100m-demo'], rft_script_samples=1, rft_jitter=3, rft_recover=1,
                                     ppo_iterations=6, ppo_episodes=16, samples_per_task=2, mini_batch=8, ppo_epochs=2,
-                                    workers=16, actor_lr=2e-5, critic_lr=1e-5, save_every=1)
+                                    workers=16, actor_lr=2e-5, critic_lr=1e-5, save_every=1,
+                                    held_out=['conv2d', 'attention'])   # bundled CUDA tasks kept out of training, played every iteration
 
 # %% ../../nbs/12_train_5_config.ipynb #a002e911
 _AT_LEAST_1 = ('max_new_tokens max_seq_len ppo_epochs mini_batch micro_batch warmup_episodes rft_max_turns rft_max_repeats sft_batch '

@@ -67,7 +67,7 @@ def truncate_after(self: MetricsLog, stage: str, step: int, later_stages=()):
     self.path.write_text(''.join(l + '\n' for l in keep))
 
 # %% ../../nbs/12_train_6_metrics.ipynb #62e4c50c
-PLOT_METRICS = ['reward_mean', 'pass_rate', 'policy_loss', 'sft_loss', 'value_loss', 'explained_var', 'kl', 'clip_frac',
+PLOT_METRICS = ['reward_mean', 'pass_rate', 'heldout_reward_mean', 'heldout_pass_rate', 'policy_loss', 'sft_loss', 'value_loss', 'explained_var', 'kl', 'clip_frac',
                 'entropy', 'tokens_per_s', 'speedup_vs_compile', 'step_s']
 
 def plot_metrics(path, metrics=PLOT_METRICS, cols=3):

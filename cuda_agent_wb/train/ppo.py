@@ -13,10 +13,10 @@ from ..rl import (masked_mean, masked_whiten_batches, forward_logprobs, outcome_
 from .models import critic_values
 from .episodes import collate, episode_from_trajectory
 from .config import STAGES
-from .trainer import rollout_stats, Trainer, _mean
+from .trainer import rollout_stats, Trainer, _mean, full_params
 
 # %% auto #0
-__all__ = ['batch_stats']
+__all__ = ['HELDOUT_STATS', 'batch_stats']
 
 # %% ../../nbs/12_train_8_ppo.ipynb #93420bda
 @patch
@@ -113,6 +113,19 @@ def batch_stats(mbs: list[dict]) -> dict:
     if 'ref_logp' in mbs[0]: out['ref_kl'] = torch.cat([kl_penalty(b['old_logp'], b['ref_logp'], 'k3')[b['mask'].bool()] for b in mbs]).mean().item()
     return out
 
+# %% ../../nbs/12_train_8_ppo.ipynb #4e1d0b02
+HELDOUT_STATS = ('episodes', 'task_errors', 'reward_mean', 'pass_rate', 'speedup_vs_compile')
+
+@patch
+def play_held_out(self: Trainer, stage: int, it: int) -> dict:
+    "Stage 4 on the kernel environment: one episode per held-out task (this process's share) under the current policy; their `heldout_*` stats."
+    ts = self.held_out_tasks()
+    if stage != 4 or self.cfg.env == 'toy' or not ts: return {}
+    jobs = [(t, j) for j, t in enumerate(self.even_share(ts))]
+    with full_params(self.actor):
+        trajs = self.rollout_kernel(list({t.id: t for t, _ in jobs}.values()), self.out/'trajectories'/'heldout'/f"it{it:04d}", self.cfg.max_turns, jobs=jobs)
+    return {f"heldout_{k}": v for k, v in rollout_stats(trajs).items() if k in HELDOUT_STATS}
+
 # %% ../../nbs/12_train_8_ppo.ipynb #6da387c9
 @patch
 def ppo_iteration(self: Trainer, stage: int, it: int) -> dict:
@@ -122,20 +135,21 @@ def ppo_iteration(self: Trainer, stage: int, it: int) -> dict:
     t1, gen_s = time.time(), self.policy().busy_s - g0
     if not trajs: raise RuntimeError(f"stage {stage} iteration {it}: no trajectory was recorded (see the rollout_summary.jsonl "
                                      f"under {self.out/'trajectories'/STAGES[stage]} for the episodes' errors)")
+    held = self.play_held_out(stage, it)                   # the same policy, before this iteration's update
     eps = [episode_from_trajectory(t, self.tok, c.max_seq_len) for t in trajs]
     mbs = self.micro_batches(eps, f"{stage}-{it}", c.micro_batch)
     self.score(mbs)
     upd = self.ppo_update(mbs)
     t2 = time.time()
     ntok = sum(b['attention_mask'].sum().item() for b in mbs) * c.ppo_epochs
-    rec = dict(rollout_stats(trajs), **batch_stats(mbs), **upd, truncated_frac=_mean([e.meta['truncated'] for e in eps]),
+    rec = dict(rollout_stats(trajs), **held, **batch_stats(mbs), **upd, truncated_frac=_mean([e.meta['truncated'] for e in eps]),
                rollout_s=t1 - t0, gen_s=gen_s, wait_s=max(0.0, t1 - t0 - gen_s), update_s=t2 - t1, step_s=t2 - t0,
                tokens_per_s=ntok / max(t2 - t1, 1e-9))
     return self.reduce(rec)
 
 # %% ../../nbs/12_train_8_ppo.ipynb #9eebb1eb
 _SUMMED, _MAXED = ('episodes', 'trainable_tokens', 'kept', 'pool', 'dropped_unfinished', 'dropped_reward', 'dropped_loop',
-                   'dropped_schema', 'dropped_task_error', 'task_errors'), ('reward_max', 'ratio_dev')
+                   'dropped_schema', 'dropped_task_error', 'task_errors', 'heldout_episodes', 'heldout_task_errors'), ('reward_max', 'ratio_dev')
 
 @patch
 def reduce(self: Trainer, rec: dict) -> dict:

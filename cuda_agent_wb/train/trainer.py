@@ -123,17 +123,36 @@ def load_checkpoint(self: Trainer) -> bool:
 
 # %% ../../nbs/12_train_7_trainer.ipynb #40f31916
 @patch
-def tasks(self: Trainer) -> list:
-    "The training tasks (bundled by default), filtered to `cfg.tasks`."
-    if self._tasks is None:
+def all_tasks(self: Trainer) -> list:
+    "Every task in `cfg.task_path` (bundled data/tasks by default); a task that fails to load is named and skipped."
+    if getattr(self, '_all_tasks', None) is None:
         from cuda_agent_wb.tasks import load_tasks
         ts, errs = load_tasks(self.cfg.task_path)
         for e in errs: print(f"cawb train: skipped {e}", file=sys.stderr)
-        if self.cfg.tasks:
-            byid = {t.id: t for t in ts}
-            if miss := [i for i in self.cfg.tasks if i not in byid]: raise ValueError(f"unknown task id(s) {', '.join(miss)} in {self.cfg.task_path or 'data/tasks'}")
-            ts = [byid[i] for i in self.cfg.tasks]
-        if not ts: raise ValueError(f"no tasks to train on in {self.cfg.task_path or 'data/tasks'}")
+        self._all_tasks = ts
+    return self._all_tasks
+
+@patch
+def tasks_by_id(self: Trainer, ids: list, what: str) -> list:
+    "The tasks named `ids`; an unknown id is a ValueError naming it and the setting `what`."
+    byid = {t.id: t for t in self.all_tasks()}
+    if miss := [i for i in ids if i not in byid]: raise ValueError(f"unknown task id(s) {', '.join(miss)} in {what} ({self.cfg.task_path or 'data/tasks'})")
+    return [byid[i] for i in ids]
+
+# %% ../../nbs/12_train_7_trainer.ipynb #4e1d0a01
+@patch
+def held_out_tasks(self: Trainer) -> list:
+    "The tasks of `cfg.held_out`: never trained on, played at every iteration of stage 4."
+    return self.tasks_by_id(self.cfg.held_out or [], 'held_out')
+
+@patch
+def tasks(self: Trainer) -> list:
+    "The training tasks: `cfg.tasks` (all by default) without the held-out ones."
+    if self._tasks is None:
+        ts = self.tasks_by_id(self.cfg.tasks, 'tasks') if self.cfg.tasks else self.all_tasks()
+        held = {t.id for t in self.held_out_tasks()}
+        ts = [t for t in ts if t.id not in held]
+        if not ts: raise ValueError(f"no tasks to train on in {self.cfg.task_path or 'data/tasks'}" + (" once held_out's are left out" if held else ''))
         self._tasks = ts
     return self._tasks
 
