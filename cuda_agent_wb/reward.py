@@ -741,7 +741,8 @@ def _custom_kernels(self: Evaluator, res: EvalResult, m: dict):
     "Record `custom_kernel_share` (`hacks.custom_kernel_share`); under kernelbench rules too little of it is `no_custom_kernel`."
     res.custom_kernel_share = custom_kernel_share(m['kernels'], m.get('own_calls'), self.backend.is_cuda) if self.kernel_breakdown else None
     if res.kernel_runtime == 'triton-interpreter': res.custom_kernel_share = interpreted_share(res.custom_kernel_share, m.get('stored'), m.get('out_elements', 0))
-    if res.rules == 'kernelbench': res.add_flag(check_custom_kernel(res.custom_kernel_share))
+    basis = 'of the profiled time (capped at the output elements its interpreted Triton launches stored)' if res.kernel_runtime == 'triton-interpreter' else 'of the profiled time'
+    if res.rules == 'kernelbench': res.add_flag(check_custom_kernel(res.custom_kernel_share, basis=basis))
 
 # %% ../nbs/07_reward.ipynb #4b5dc034
 def check_kernel_time(event_ms: float, kernels: list, cuda: bool) -> Flag|None:

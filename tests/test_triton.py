@@ -76,6 +76,7 @@ def test_decoy_launch_under_kernelbench_rules(ev, name):
     "Kernelbench rules: a Triton kernel never launched, or launched on one element, while torch.relu does the work."
     r = ev.evaluate(task_of('relu_odd'), SOL / name, rules='kernelbench')
     assert r.reward == -1 and 'no_custom_kernel' in r.flags and r.custom_kernel_share < 0.01, r.to_dict()
+    assert 'interpreted Triton launches stored' in r.flag_details['no_custom_kernel']
     ok = ev.evaluate(task_of('relu_odd'), SOL / 'relu_odd_valid', rules='kernelbench')
     assert ok.correct and not [f for f in ok.flags if f not in REVIEW_FLAGS] and ok.custom_kernel_share > 0.5, ok.to_dict()
 
