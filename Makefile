@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 TORCH_SPEC ?= $(shell if nvidia-smi -L >/dev/null 2>&1; then echo torch; else echo torch==2.13.0; fi)
 PIP_QUIET := 2>&1 | { grep -v -e 'is ignored: it is neither a file nor a directory' || true; }
 
-.PHONY: install venv demo test test-py test-nbs test-browser check-sync export clean-nbs bench-gpu
+.PHONY: install install-triton venv demo test test-py test-nbs test-browser check-sync export clean-nbs bench-gpu
 
 # .venv/.installed holds the sha1 of the pyproject.toml it was installed from: nbdev-export rewrites that file (same
 # text, new time), so a time-based rule would reinstall after every export.
@@ -25,23 +25,27 @@ venv:
 	$(BIN)/python -m pip install -q -e ".[dev,agents,rl,env]" $(PIP_QUIET)
 	$(BIN)/python -m pip install -q --no-deps "verl==0.9.1" $(PIP_QUIET)
 
+## Triton (about 1 GB): the tests need it (Triton solutions through its interpreter); `make demo` does not
+install-triton: install
+	@$(BIN)/python -c "import triton" 2>/dev/null || $(BIN)/python -m pip install -q -e ".[triton]" $(PIP_QUIET)
+
 ## the main job, on bundled data: no GPU and no model needed
 demo: install
 	$(BIN)/cawb demo
 
 ## pytest (integration) + nbdev-test (notebook cells) + notebooks/library sync check
-test: install
+test: install-triton
 	$(MAKE) --no-print-directory test-py test-nbs check-sync
 
-test-py: install
+test-py: install-triton
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not browser" tests
 
 ## JupyterLab + headless Chromium (Debian's chromium, installed here if missing; Playwright drives it)
-test-browser: install
+test-browser: install-triton
 	command -v chromium >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
 	$(BIN)/python -m pytest -q -p no:cacheprovider -m browser tests
 
-test-nbs: install
+test-nbs: install-triton
 	$(BIN)/nbdev-test --n-workers 2 --skip-folder-re '^(workflows|[_.])' nbs
 
 export: install

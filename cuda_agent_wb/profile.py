@@ -307,6 +307,16 @@ def quiet_stderr():
     try: yield
     finally: os.dup2(saved, 2); os.close(saved); os.close(null)
 
+# %% ../nbs/06_profile.ipynb #552f723a
+def _op_rows(prof, calls: int, cuda: bool) -> list[dict]:
+    "Kernels (CUDA) or ATen ops (CPU, by self time) of a finished profile, per call."
+    rows = []
+    for e in prof.key_averages():
+        t = (e.device_time_total if cuda else e.self_cpu_time_total) / calls
+        is_kernel = (e.device_type.name == 'CUDA') if cuda else e.key.startswith('aten::')
+        if is_kernel and t > 0: rows.append({'name': e.key, 'calls': e.count // calls, 'us_per_call': round(t, 2)})
+    return rows
+
 # %% ../nbs/06_profile.ipynb #353e4784
 def kernel_table(fn, args, device: str, calls: int = 3, top: int = 15) -> list[dict]:
     "Top kernels (CUDA) or ops (CPU) of `fn(*args)` by total time, per call, from torch.profiler."
@@ -317,11 +327,9 @@ def kernel_table(fn, args, device: str, calls: int = 3, top: int = 15) -> list[d
     with PROFILER_LOCK, quiet_stderr(), profile(activities=acts) as prof:
         for _ in range(calls): fn(*args)
         if cuda: torch.cuda.synchronize()
-    rows = []
-    for e in prof.key_averages():
-        t = (e.device_time_total if cuda else e.self_cpu_time_total) / calls
-        is_kernel = (e.device_type.name == 'CUDA') if cuda else e.key.startswith('aten::')
-        if is_kernel and t > 0: rows.append({'name': e.key, 'calls': e.count // calls, 'us_per_call': round(t, 2)})
+    from cuda_agent_wb.triton_eval import launch_rows
+    rows = None if cuda else launch_rows(prof.events(), calls)      # Triton launches traced on the CPU: one row each
+    if rows is None: rows = _op_rows(prof, calls, cuda)
     total = sum(r['us_per_call'] for r in rows) or 1
     for r in rows: r['pct'] = round(100 * r['us_per_call'] / total, 1)
     return sorted(rows, key=lambda r: -r['us_per_call'])[:top]
@@ -337,7 +345,9 @@ def reference_kernel_table(task, backend: str = 'cpu', preset: str|None = None, 
     with torch.no_grad(): return kernel_table(model, xs, dev)
 
 # %% ../nbs/06_profile.ipynb #ba97e979
-ATEN_KERNEL_MARKERS = ('at::native::', 'at_cuda_detail', 'void at::', 'cutlass_80', 'triton_')
+# inductor's kernels are triton_<kind>_...: a candidate's own Triton kernel named triton_anything is not torch's
+ATEN_KERNEL_MARKERS = ('at::native::', 'at_cuda_detail', 'void at::', 'cutlass_80', 'triton_poi_', 'triton_per_', 'triton_red_',
+                       'triton_tem_', 'triton_for_', 'triton_spl_', 'triton_coo_')
 
 def torch_kernels(rows: list[dict]) -> list[str]:
     "Names in a candidate's kernel table that are torch compute (ATen ops other than allocation/views, ATen or inductor kernels)."

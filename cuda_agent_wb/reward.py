@@ -18,6 +18,8 @@ from .workdir import Solution, SolutionError, load_solution
 from .build import Backend, BuildResult, get_backend, build_solution, stage_sources, prune_builds, inline_ext_dir, torch_mode_spec, _first_error, log_excerpt
 from .sandbox import Sandbox, Session, ChildDied, worker_env, start_lasting, pack_big, unpack_big, _tensor_bytes
 from .verify import *
+from .triton_eval import (solution_language, kernel_runtime, needs_native_build, triton_missing, triton_cache_dir,
+                                      instrument_triton, autotune_choices, interpreted_share, TritonLaunches)
 from .hacks import (trial_fill, fill_garbage_, probe_overrides, probe_module, check_shape_general, custom_kernel_share,
                                  check_custom_kernel, OwnCalls, instrument_builders)
 from .profile import (DeviceLock, device_lock_key, Timer, set_precision_policy, env_fingerprint, summarise, kernel_table, torch_kernels,
@@ -29,8 +31,8 @@ __all__ = ['STAGES', 'ALLOC_FN', 'DTYPES', 'DTYPE_CODE', 'POISON_BYTES', 'RULES'
            'load_extension', 'CompileFailed', 'import_candidate', 'poison_memory', 'run_forward', 'warm_up',
            'candidate_main', 'reference_outputs', 'reference_probe', 'reference_baseline_key', 'reference_baselines',
            'release_device_memory', 'reference_main', 'ReferenceWorker', 'check_rules', 'torch_time_share', 'Evaluator',
-           'timing_settings', 'fresh_seeds', 'tolerance_source', 'check_kernel_time', 'check_stream_coverage',
-           'check_stream_order', 'scored_time', 'out_of_device_memory']
+           'timing_settings', 'fresh_seeds', 'tolerance_source', 'triton_build', 'check_kernel_time',
+           'check_stream_coverage', 'check_stream_order', 'scored_time', 'out_of_device_memory']
 
 # %% ../nbs/07_reward.ipynb #91710616
 def beats(speedup, margin: float = 0.05) -> bool:
@@ -78,6 +80,9 @@ class EvalResult:
     torch_time_share: float|None = None                # kernelbench rules: share of device time in torch kernels
     custom_kernel_share: float|None = None             # share of the profiled time in the candidate's own kernels (`hacks.custom_kernel_share`)
     build_ahead: dict|None = None                      # single files: {'ok': bool, 'error': ...} of the load_inline build made ahead
+    language: str = ''                                  # the candidate's kernels: 'triton' | 'cuda' | 'c++' | 'python' (`triton_eval.solution_language`)
+    kernel_runtime: str = ''                            # 'compiled' | 'triton-interpreter' (Triton on the CPU: timed, labelled, no speedups)
+    autotune: dict|None = None                          # Triton: kernel -> the configuration its autotuner chose (searched before timing)
     task_error: str|None = None                        # the task failed to load, build or run in the reference: no reward, not the candidate's
     def to_dict(self) -> dict: return asdict(self)
 
@@ -126,7 +131,9 @@ def summary(self: EvalResult) -> str:
         half = f" ({self.dtype}: atol {tol.get('atol'):g}, rtol {tol.get('rtol'):g})" if self.dtype != 'fp32' and tol else ''
         lines.append('verify: ' + ('ok' + half if self.correct else f"FAILED{half} - {self.error}"))
     t = self.timings
-    if self.correct and 'candidate' in t:
+    if self.correct and t.get('label') == 'triton-interpreter':
+        lines.append(f"profile: candidate {_ms(t['candidate']['median'])} under Triton's interpreter (not compared with eager or torch.compile: no speed claim)")
+    elif self.correct and 'candidate' in t:
         lines.append(f"profile: candidate {_ms(t['candidate']['median'])}, eager {_ms(t.get('eager', {}).get('median'))}, "
                      f"torch.compile {_ms(t.get('compile', {}).get('median'))} -> speedup {self.speedup_vs_eager or 0:.3f}x vs eager, "
                      f"{self.speedup_vs_compile or 0:.3f}x vs compile")
@@ -247,6 +254,7 @@ def import_candidate(job: dict, state: ExtState):
     "Install `cawb_ext` and execute the candidate's model_new source; returns the ModelNew class."
     os.environ['TORCH_EXTENSIONS_DIR'] = job['torch_ext_dir']
     instrument_builders(job.get('build_ahead_error'))        # calls into its own extensions counted; a failed build ahead replayed
+    if job.get('triton'): instrument_triton(**job['triton'])   # launches counted as its own kernels; the interpreter on the CPU
     if job['build_mode'] == 'lean': sys.modules['cawb_ext'] = load_extension(job['library'], job['device'], state)
     elif job['build_mode'] == 'torch': sys.modules['cuda_extension' if job['layout'] == 'cuda-agent' else 'cawb_ext'] = _torch_mode_extension(job)
     mod = types.ModuleType('model_new'); mod.__file__ = job['model_new_path']
@@ -369,7 +377,7 @@ def _verify_phase(job, chan, state, task, mod, ref_model, cand, timer, integrity
     probe = _probe_phase(job, state, task, cand, timer)
     flags += fl + [Flag(n, f"at another input shape: {d}") for n, d in (probe or {}).pop('flags', [])] + [f for f in (integrity.check(),) if f]
     chan.send({'verified': True, 'outputs': outs, 'outputs2': outs2, 'probe': probe, 'repeat': repeat, 'mutated': mutated,
-               'flags': [[f.name, f.detail] for f in flags], 'verify_s': time.perf_counter() - t0})
+               'flags': [[f.name, f.detail] for f in flags], 'verify_s': time.perf_counter() - t0, 'autotune': autotune_choices() if job.get('triton') else None})
     return True
 
 # %% ../nbs/07_reward.ipynb #69630320
@@ -397,13 +405,16 @@ def _time_phase(job, chan, task, mod, cand, timer, integrity, order):
     refill = make_inputs(task, mod, job['refill_seed'], dev)
     for dst, src in zip(sets[0], refill):
         if isinstance(dst, torch.Tensor): dst.copy_(src)
+    stored0 = TritonLaunches.stored
     with torch.no_grad(): refill_out = _to_cpu(cand(*sets[0])); timer.sync()
+    stored = TritonLaunches.stored - stored0 if (job.get('triton') or {}).get('interpret') else None   # elements its interpreted launches stored, one call
     own0 = OwnCalls.n
     kt = kernel_table(lambda *xs: cand(*xs), sets[-1], dev, calls=2, top=25) if order.get('kernels') else []
     with torch.no_grad(): streams = timer.stream_spans(cand, sets, 10 if statistics.median(tm['device_ms']) < 50 else 3)
     fl = integrity.check()
     chan.send({'timed': True, 'timing': summarise(tm), 'loop_s': tm['loop_s'], 'wall_sum_s': sum(tm['wall_ms']) / 1e3,
-               'kept': tm['kept'], 'refill': refill_out, 'kernels': kt, 'own_calls': OwnCalls.n - own0 if order.get('kernels') else None, 'spans': streams.get('spans', []), 'order': streams.get('order'), 'flags': [[fl.name, fl.detail]] if fl else []})
+               'kept': tm['kept'], 'refill': refill_out, 'kernels': kt, 'own_calls': OwnCalls.n - own0 if order.get('kernels') else None, 'spans': streams.get('spans', []), 'order': streams.get('order'), 'autotune': autotune_choices() if job.get('triton') else None,
+               'stored': stored, 'out_elements': sum(t.numel() for t in flat_outputs(refill_out)[0] if isinstance(t, torch.Tensor)), 'flags': [[fl.name, fl.detail]] if fl else []})
 
 # %% ../nbs/07_reward.ipynb #f0b9b0cb
 def warm_up(job: dict) -> Timer:
@@ -570,7 +581,8 @@ class Evaluator:
         self.kernel_breakdown, self.lock = kernel_breakdown, threading.Lock()
         self.threads = None if self.backend.is_cuda else (os.cpu_count() or 1)
         self.sandbox = Sandbox(preload=['torch', 'torch._dynamo', 'torch.profiler', 'cuda_agent_wb.reward'], memory_mb=self.s.sandbox.memory_mb, run_timeout=self.s.sandbox.run_timeout)
-        self.sandbox.writable = [str(_torch_ext_dir())]          # load_inline builds; all else read-only for candidates
+        self.sandbox.writable = [str(_torch_ext_dir()), str(cache_dir('triton'))]   # load_inline builds, Triton's per-candidate caches; all else read-only
+        self.sandbox.env = {} if self.backend.is_cuda else {'TRITON_INTERPRET': '1'}   # before anything imports triton (torch._dynamo does)
         self.sandbox.visible = [str(self.s.paths.cache)]          # builds are read from the cache, even one under /tmp
         self.ref, self.ref_kernels = ReferenceWorker(self.device, self.threads), {}   # ref_kernels: task hash -> `reference_kernels`
         self.prestart = {'on': True, 'off': False}.get(self.s.sandbox.prestart, self.backend.is_cuda)   # [sandbox] prestart
@@ -613,7 +625,15 @@ def make_job(self: Evaluator, task: Task, sol: Solution, build: BuildResult, see
             'model_new': sol.model_new, 'model_new_path': str(Path(sol.root)/'model_new.py') if sol.kind == 'workdir' else sol.root,
             'torch_ext_dir': str(inline_ext_dir(sol) if sol.kind == 'single' else _torch_ext_dir()), 'allow_tf32': self.s.timing.allow_tf32, 'threads': self.threads,
             'timing': self.timing_config(), 'rules': self.call_rules, 'probe': probe_overrides(task, preset),
-            'build_ahead_error': None if build.ok else build.error, **seeds}
+            'build_ahead_error': None if build.ok else build.error, 'triton': self.triton_job(sol), **seeds}
+
+# %% ../nbs/07_reward.ipynb #e7b80ee9
+@patch
+def triton_job(self: Evaluator, sol: Solution) -> dict|None:
+    "What a Triton candidate's process needs (`triton_eval.instrument_triton`): a range tag it cannot guess, interpreter on the CPU, its own cache on a GPU."
+    if solution_language(sol.files) != 'triton': return None
+    cuda = self.backend.is_cuda
+    return {'tag': secrets.token_hex(8), 'interpret': not cuda, 'cache': str(triton_cache_dir(sol.hash)) if cuda else None}
 
 # %% ../nbs/07_reward.ipynb #17c4bb94
 @patch
@@ -640,7 +660,9 @@ def _compile(self: Evaluator, res: EvalResult, solution) -> tuple[Solution, Buil
     t0 = time.perf_counter()
     try: sol = load_solution(solution)
     except SolutionError as e: res.add_flag(Flag('import_error', str(e))); return None
-    build = build_solution(sol, self.backend)
+    res.language = solution_language(sol.files); res.kernel_runtime = kernel_runtime(res.language, self.backend.is_cuda)
+    if res.language == 'triton' and (missing := triton_missing()): res.add_flag(Flag('import_error', missing)); return None
+    build = build_solution(sol, self.backend) if res.language != 'triton' or needs_native_build(sol.files) else triton_build(res.kernel_runtime)
     res.breakdown['compile_s'] = round(time.perf_counter() - t0, 3)
     res.breakdown['compile_files'] = build.files
     res.compile_log, res.compiled = build.log, build.ok
@@ -649,6 +671,12 @@ def _compile(self: Evaluator, res: EvalResult, solution) -> tuple[Solution, Buil
     if not res.compiled: res.add_flag(Flag('compile_error', build.error or 'build failed')); return None
     res.stage = 'compile'
     return sol, build
+
+# %% ../nbs/07_reward.ipynb #5ebfcaff
+def triton_build(runtime: str) -> BuildResult:
+    "A Triton-only solution has nothing to build ahead: its kernels compile at their first launch (or are interpreted)."
+    how = "interpreted by Triton's interpreter on the CPU" if runtime == 'triton-interpreter' else "compiled by Triton at their first launch, into the candidate's own cache"
+    return BuildResult(ok=True, mode='triton', log=f"triton: kernels {how}")
 
 # %% ../nbs/07_reward.ipynb #0e6a8c08
 @patch
@@ -687,8 +715,9 @@ def _check_second_seed(self: Evaluator, msg: dict) -> Flag|None:
 @patch
 def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: dict):
     tj = req['timing']
-    base = self.ref.ask({**req, 'cmd': 'baselines'}, timeout=900)
-    if 'error' not in base and load_changed(base.get('host_load'), load := host_load()):      # timed under another load: again, beside the candidate
+    interp = res.kernel_runtime == 'triton-interpreter'     # interpreted Triton: timed and labelled, never compared with baselines
+    base = {} if interp else self.ref.ask({**req, 'cmd': 'baselines'}, timeout=900)
+    if not interp and 'error' not in base and load_changed(base.get('host_load'), load := host_load()):      # timed under another load: again, beside the candidate
         base = {**self.ref.ask({**req, 'cmd': 'baselines', 'fresh': True}, timeout=900), 'retimed_at_load': load}
     if 'error' in base: sess.send({'time': False}); res.task_failed(f"baselines: {base['error']}"); return   # the reference alone ran: the task's
     keep = sorted(secrets.SystemRandom().sample(range(tj['n']), min(2, tj['n'])))
@@ -709,14 +738,17 @@ def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: di
     res.add_flag(check_kernel_time(m['timing']['device']['median'], m['kernels'], self.backend.is_cuda))
     res.add_flag(check_stream_coverage(m['timing']['device']['median'], m.get('spans')))
     res.add_flag(check_stream_order(m.get('order')))
-    self._record_speed(res, m, base)
+    res.autotune = m.get('autotune') or res.autotune
+    self._record_interpreted(res, m) if interp else self._record_speed(res, m, base)
 
 # %% ../nbs/07_reward.ipynb #bfe79be7
 @patch
 def _custom_kernels(self: Evaluator, res: EvalResult, m: dict):
     "Record `custom_kernel_share` (`hacks.custom_kernel_share`); under kernelbench rules too little of it is `no_custom_kernel`."
     res.custom_kernel_share = custom_kernel_share(m['kernels'], m.get('own_calls'), self.backend.is_cuda) if self.kernel_breakdown else None
-    if res.rules == 'kernelbench': res.add_flag(check_custom_kernel(res.custom_kernel_share))
+    if res.kernel_runtime == 'triton-interpreter': res.custom_kernel_share = interpreted_share(res.custom_kernel_share, m.get('stored'), m.get('out_elements', 0))
+    basis = 'of the profiled time (capped at the output elements its interpreted Triton launches stored)' if res.kernel_runtime == 'triton-interpreter' else 'of the profiled time'
+    if res.rules == 'kernelbench': res.add_flag(check_custom_kernel(res.custom_kernel_share, basis=basis))
 
 # %% ../nbs/07_reward.ipynb #4b5dc034
 def check_kernel_time(event_ms: float, kernels: list, cuda: bool) -> Flag|None:
@@ -761,6 +793,13 @@ def _record_speed(self: Evaluator, res: EvalResult, m: dict, base: dict):
     res.speedup_vs_eager = eager['median'] / max(cand['median'], 1e-9)
     res.speedup_vs_compile = comp['median'] / max(cand['median'], 1e-9)
     res.add_flag(check_speedup_plausible(res.speedup_vs_eager, self.s.eval.suspicious_speedup))
+
+# %% ../nbs/07_reward.ipynb #80c0332b
+@patch
+def _record_interpreted(self: Evaluator, res: EvalResult, m: dict):
+    "Times of interpreted Triton, labelled; no baselines and no speedups, so no speed reward."
+    res.timings = {'label': 'triton-interpreter', 'candidate': m['timing']['device'], 'candidate_wall': m['timing']['wall'], 'candidate_kernels': m['kernels'][:10],
+                   'note': "Triton's interpreter on the CPU: not comparable with compiled kernels or baselines; no speedup is claimed"}
 
 # %% ../nbs/07_reward.ipynb #294fcbcf
 OOM_MARKERS = ('OutOfMemoryError', 'CUDA out of memory', 'CUDA error: out of memory', 'CUBLAS_STATUS_ALLOC_FAILED')
@@ -874,7 +913,7 @@ def _run_session(self: Evaluator, res: EvalResult, sess: Session, req: dict, sta
     sess.set_limit(*self.phase_limit(ref, 'verify', self.s.eval.trials + 4))
     msg = sess.recv('verify')
     if 'error' in msg: res.add_flag(Flag(msg['error'], msg['detail'])); return
-    res.correct = True
+    res.correct, res.autotune = True, msg.get('autotune')
     self._check_trials(res, ref, msg)
     if res.weights == 'seeded' and not res.failed(): res.add_flag(self._check_second_seed(msg))
     if not res.failed(): res.add_flag(check_shape_general(ref.get('probe_out'), msg.get('probe'), self.atol, self.rtol))   # last: other flags say more

@@ -298,6 +298,7 @@ class Sandbox:
         self.preload, self.memory_mb, self.run_timeout, self.address_space = list(preload), memory_mb, run_timeout, address_space
         self.dir = tempfile.mkdtemp(prefix='cawb-sbx-')
         self.authkey, self.proc, self.conn, self.exits, self.writable, self.visible = secrets.token_bytes(32), None, None, {}, [], []
+        self.env = {}                     # environment the zygote (and so every child) starts with, beside `worker_env`'s
         self.listener = Listener(os.path.join(self.dir, 'sock'), 'AF_UNIX', authkey=self.authkey)
 
 # %% ../nbs/04_sandbox.ipynb #355cdded
@@ -311,7 +312,7 @@ def ensure_zygote(self: Sandbox):
     self.conn, child_end = ctx.Pipe()
     target = importlib.import_module('cuda_agent_wb.sandbox').zygote_main   # by module, so spawn finds it from a notebook too
     self.proc = ctx.Process(target=target, args=(child_end, self.preload), daemon=True)
-    with worker_env(): start_lasting(self.proc)
+    with worker_env(**self.env): start_lasting(self.proc)
     child_end.close()
     if not self.conn.poll(300): raise RuntimeError("sandbox zygote did not start within 300 s")
     self.conn.recv()

@@ -13,13 +13,13 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
 # %% auto #0
-__all__ = ['FLAGS', 'REVIEW_FLAGS', 'DEGENERATE_SHARE', 'ALLOWED_OPS', 'Flag', 'flat_outputs', 'check_output_structure',
-           'check_shapes', 'check_dtypes', 'check_finite', 'check_close', 'dtype_tolerance', 'check_signal',
-           'trivial_outputs', 'degenerate_reasons', 'rms', 'check_degenerate', 'on_device_of', 'check_outputs',
-           'check_deterministic', 'check_inputs_unmutated', 'rel_l2', 'sample_leaves', 'check_precision',
-           'check_timed_outputs', 'check_timer_consistency', 'check_speedup_plausible', 'op_base_name',
-           'ForbiddenOpTracer', 'thread_cpu_ns', 'cpu_ms_since', 'check_background_threads', 'HarnessIntegrity',
-           'snapshot', 'mutated_inputs']
+__all__ = ['FLAGS', 'REVIEW_FLAGS', 'DEGENERATE_SHARE', 'ALLOWED_OPS', 'LAUNCH_OPS', 'Flag', 'flat_outputs',
+           'check_output_structure', 'check_shapes', 'check_dtypes', 'check_finite', 'check_close', 'dtype_tolerance',
+           'check_signal', 'trivial_outputs', 'degenerate_reasons', 'rms', 'check_degenerate', 'on_device_of',
+           'check_outputs', 'check_deterministic', 'check_inputs_unmutated', 'rel_l2', 'sample_leaves',
+           'check_precision', 'check_timed_outputs', 'check_timer_consistency', 'check_speedup_plausible',
+           'op_base_name', 'ForbiddenOpTracer', 'thread_cpu_ns', 'cpu_ms_since', 'check_background_threads',
+           'HarnessIntegrity', 'snapshot', 'mutated_inputs']
 
 # %% ../nbs/05_verify.ipynb #f6683a94
 FLAGS = {
@@ -249,6 +249,9 @@ ALLOWED_OPS = {
     'reshape', 'flatten', 'unflatten', 'contiguous', 'is_contiguous', 'sym_size', 'sym_stride', 'sym_numel',
     'sym_storage_offset', 'size', 'stride', 'numel', 'dim', 'is_same_size', '_local_scalar_dense', 'record_stream',
 }
+# what Triton's interpreter does with torch around a launch (arguments to the host and back): the launch's own, not torch compute
+LAUNCH_OPS = {'set_', 'copy_', '_to_copy', 'clone', 'new_empty', 'empty', 'lift_fresh', 'detach', 'alias',
+              '_record_function_enter', '_record_function_enter_new', '_record_function_exit'}   # and the launch's profiler range
 
 def op_base_name(func) -> str:
     "`aten.mm.default` -> `mm`."
@@ -256,12 +259,12 @@ def op_base_name(func) -> str:
 
 # %% ../nbs/05_verify.ipynb #5dc54427
 class ForbiddenOpTracer(TorchDispatchMode):
-    "Record every non-allowed ATen op dispatched while active."
+    "Record every non-allowed ATen op dispatched while active (while `paused`, inside a Triton launch, its copies are allowed too)."
     def __init__(self):
         super().__init__(); self.seen, self.paused = [], 0
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         name = op_base_name(func)
-        if not self.paused and name not in ALLOWED_OPS and name not in self.seen: self.seen.append(name)
+        if name not in ALLOWED_OPS and not (self.paused and name in LAUNCH_OPS) and name not in self.seen: self.seen.append(name)
         return func(*args, **(kwargs or {}))
     def flag(self) -> Flag|None:
         "The `forbidden_op` flag for what was seen, if anything."
@@ -310,7 +313,7 @@ def _critical_objects() -> dict:
             'torch.cuda.synchronize': torch.cuda.synchronize, 'torch.cuda.Event': torch.cuda.Event,
             'torch.cuda.Event.elapsed_time': torch.cuda.Event.elapsed_time, 'torch.cuda.Event.record': torch.cuda.Event.record, 'torch.cuda._sleep': torch.cuda._sleep,
             'builtins.len': builtins.len, 'threading.enumerate': threading.enumerate}
-    for modname in ('cuda_agent_wb.verify', 'cuda_agent_wb.profile', 'cuda_agent_wb.sandbox', 'cuda_agent_wb.reward'):
+    for modname in ('cuda_agent_wb.verify', 'cuda_agent_wb.profile', 'cuda_agent_wb.sandbox', 'cuda_agent_wb.reward', 'cuda_agent_wb.triton_eval'):
         m = sys.modules.get(modname)
         if m is None: continue
         objs[modname] = m
