@@ -345,9 +345,9 @@ def reference_kernel_table(task, backend: str = 'cpu', preset: str|None = None, 
     with torch.no_grad(): return kernel_table(model, xs, dev)
 
 # %% ../nbs/06_profile.ipynb #ba97e979
-# inductor's kernels are triton_<kind>_...: a candidate's own Triton kernel named triton_anything is not torch's
+# inductor's kernels are triton_<kind>_... (kind: the first 3 letters of its category, `unk` when none): a candidate's own Triton kernel named triton_anything is not torch's
 ATEN_KERNEL_MARKERS = ('at::native::', 'at_cuda_detail', 'void at::', 'cutlass_80', 'triton_poi_', 'triton_per_', 'triton_red_',
-                       'triton_tem_', 'triton_for_', 'triton_spl_', 'triton_coo_')
+                       'triton_tem_', 'triton_for_', 'triton_spl_', 'triton_coo_', 'triton_unk_')
 
 def torch_kernels(rows: list[dict]) -> list[str]:
     "Names in a candidate's kernel table that are torch compute (ATen ops other than allocation/views, ATen or inductor kernels)."
