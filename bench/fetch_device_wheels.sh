@@ -8,6 +8,6 @@ python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 -
   --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 -d .whl \
   fastcore 'typer<0.29' pytest pluggy iniconfig shellingham rich markdown-it-py mdurl annotated-doc pygments \
   pydantic pydantic_core typing-inspection annotated-types plotly narwhals \
-  fastapi starlette uvicorn h11 anyio sniffio httpx httpcore idna certifi click opentelemetry-api importlib-metadata zipp typing-extensions \
+  fastapi fastapi-offline starlette uvicorn h11 anyio sniffio httpx httpcore idna certifi click opentelemetry-api importlib-metadata zipp typing-extensions \
   datasets dill xxhash multiprocess fsspec aiohttp aiosignal frozenlist multidict yarl propcache aiohappyeyeballs attrs
 ls .whl
