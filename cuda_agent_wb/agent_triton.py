@@ -14,7 +14,7 @@ from .agent import KernelEnv, Workspace, SYSTEM_PROMPT, script_path, _safe_id, _
 # %% auto #0
 __all__ = ['LANGUAGES', 'TRITON_TASK_PROMPT', 'JIT_FAILURES', 'check_language', 'triton_skill_document', 'skill_sheet',
            'make_triton_workdir', 'TritonKernelEnv', 'jit_check_report', 'make_kernel_env', 'language_script_path',
-           'triton_script_tasks']
+           'triton_script_tasks', 'scripted_solution']
 
 # %% ../nbs/08a_agent_triton.ipynb #4ced8f26
 LANGUAGES = ('cuda', 'triton')
@@ -232,3 +232,16 @@ def triton_script_tasks(root=None) -> list[str]:
     "The task ids that have a scripted Triton trajectory."
     base = Path(root or get_settings().paths.data/'scripts')/'triton'
     return sorted(p.parent.name for p in base.glob('*/script.json'))
+
+# %% ../nbs/08a_agent_triton.ipynb #07c4bf7f
+def scripted_solution(path) -> dict:
+    "The files a script's write_file / edit_file actions leave, applied in order ({path: text})."
+    from cuda_agent_wb.agent import load_script
+    files = {}
+    for a in load_script(path).actions:
+        args = a.get('args') or {}
+        if a.get('tool') == 'write_file': files[args['path']] = args['content']
+        elif a.get('tool') == 'edit_file':
+            if args['old_string'] not in files.get(args['path'], ''): raise ValueError(f"{path}: edit of {args['path']} does not apply")
+            files[args['path']] = files[args['path']].replace(args['old_string'], args['new_string'], 1)
+    return files
