@@ -298,7 +298,7 @@ def make_policy_factory(kind: str, backend: str, scripts=None, replay=None, mode
     if kind == 'scripted':
         def scripted(task, k):
             p = language_script_path(task.id, backend, language, scripts)
-            if not p.is_file(): raise ValueError(f"no scripted {language} actions for task {task.id} on the {backend} backend (looked for {p})")
+            if not p.is_file(): raise ValueError(f"no scripted actions for task {task.id} on the {backend} backend{' in Triton' if language == 'triton' else ''} (looked for {p})")
             return load_script(p)
         return scripted
     if kind == 'replay':
