@@ -2,6 +2,7 @@
 on the CPU backend (Triton's interpreter, cpu preset) to reward 1, a bad `--language` is one clear error, and the skill
 sheet says what the interpreter's timings are."""
 import importlib.util, json
+from pathlib import Path
 import pytest
 from conftest import ROOT
 from cuda_agent_wb.agent_triton import (check_language, language_script_path, scripted_solution, triton_script_tasks,
@@ -76,3 +77,16 @@ def test_scripted_triton_plays_on_the_cpu(ev, tmp_path, task_id):
     if task_id == 'relu':      # its first version fails the JIT check with the interpreter's error; the edit fixes it
         jit = [s for s in traj['steps'] if s['action']['tool'] == 'compile'][0]
         assert jit['reward'] == -1 and 'BLOCK_SIZE' in jit['observation'] and 'JIT check FAILED' in jit['observation']
+
+
+@needs_triton
+@pytest.mark.parametrize('task_id', ['matmul', 'attention'])
+def test_final_triton_solutions_compile_for_sm90_without_spills(task_id):
+    "bench/triton_sm90_compile.py: every launch at the gpu preset compiles for the H100 (no GPU needed), within its registers."
+    import importlib.util as iu
+    spec = iu.spec_from_file_location('triton_sm90_compile', ROOT/'bench'/'triton_sm90_compile.py')
+    sm90 = iu.module_from_spec(spec); spec.loader.exec_module(sm90)
+    import triton
+    if not (Path(triton.__file__).parent/'backends/nvidia/bin/cuobjdump').exists(): pytest.skip("this Triton ships no cuobjdump")
+    launches = sm90.check_solution(task_id, sm90.script_versions(task_id)['final'])
+    assert launches and all(l['registers'] and l['spill_bytes'] == 0 and l['shared_bytes'] < 228 * 1024 for l in launches), launches
