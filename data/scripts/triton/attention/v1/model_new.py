@@ -45,7 +45,7 @@ def causal_attention_kernel(qkv_ptr, y_ptr, T, C, H, D, sm_scale,
         kvmask = (rn[:, None] < T) & dmask[None, :]
         k = tl.load(qkv_ptr + (row0 + rn[:, None]) * (3 * C) + C + h * D + rd[None, :], mask=kvmask, other=0.0)
         v = tl.load(qkv_ptr + (row0 + rn[:, None]) * (3 * C) + 2 * C + h * D + rd[None, :], mask=kvmask, other=0.0)
-        s = tl.dot(q, tl.trans(k), input_precision="ieee") * sm_scale
+        s = tl.dot(q, k, input_precision="ieee") * sm_scale
         s = tl.where((rn[None, :] <= rm[:, None]) & (rn[None, :] < T), s, -float('inf'))
         m_new = tl.maximum(m_i, tl.max(s, axis=1))
         m_safe = tl.where(m_new == -float('inf'), 0.0, m_new)      # rows with nothing visible yet (padding rows)
