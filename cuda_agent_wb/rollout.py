@@ -160,6 +160,8 @@ def run_trajectory(task: Task, policy, evaluator, out_dir, sample: int = 0, back
     if prior and prior['summary']: return prior['summary']
     if prior and prior['header'] and prior['header']['task_hash'] != task.hash:
         raise ValueError(f"{path}: recorded for another version of task {task.id}; use a new --out or delete the file")
+    if prior and prior['header'] and prior['header'].get('language', 'cuda') != language:
+        raise ValueError(f"{path}: recorded in {prior['header'].get('language', 'cuda')}, resumed in {language}; resume with --language {prior['header'].get('language', 'cuda')} or use a new --out")
     make_env = getattr(evaluator, 'make_env', None)          # env servers (env_server.RemoteKernelEnvs) make the episode there
     if make_env and check_language(language) != 'cuda': raise ValueError(f"language {language!r}: env servers play the native (cuda) language only")
     env = (make_env(task, out_dir/'work'/stem, max_turns, mode, backend, **env_kw) if make_env

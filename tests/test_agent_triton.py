@@ -90,3 +90,15 @@ def test_final_triton_solutions_compile_for_sm90_without_spills(task_id):
     if not (Path(triton.__file__).parent/'backends/nvidia/bin/cuobjdump').exists(): pytest.skip("this Triton ships no cuobjdump")
     launches = sm90.check_solution(task_id, sm90.script_versions(task_id)['final'])
     assert launches and all(l['registers'] and l['spill_bytes'] == 0 and l['shared_bytes'] < 228 * 1024 for l in launches), launches
+
+
+@needs_triton
+def test_resume_in_another_language_is_one_error(ev, tmp_path):
+    "A trajectory recorded in Triton is not continued as a native one (nor the other way round)."
+    from cuda_agent_wb.agent import ScriptedPolicy
+    from cuda_agent_wb.rollout import run_trajectory
+    relu = load_task(ROOT/'data/tasks/relu.py')
+    run_trajectory(relu, ScriptedPolicy([{'tool': 'read_file', 'args': {'path': 'model.py'}}]), ev, tmp_path, language='triton', max_turns=1)
+    (tmp_path/'relu__s0.jsonl').write_text((tmp_path/'relu__s0.jsonl').read_text().splitlines()[0] + '\n')   # cut off after its header
+    with pytest.raises(ValueError, match="recorded in triton, resumed in cuda"):
+        run_trajectory(relu, ScriptedPolicy([]), ev, tmp_path, resume=True)
