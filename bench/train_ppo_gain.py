@@ -35,10 +35,11 @@ def first_v2(script: Path):
     return next((i for i, it in enumerate(items) if any(str(f).startswith('v2/') for f in refs(it))), None)
 
 
-def script_variants(task_id: str, backend: str):
-    "The task's script as (stopping after the first kernel, going on to the second), or None when it has no second kernel."
-    from cuda_agent_wb.agent import load_script, script_path, ScriptedPolicy
-    p = script_path(task_id, backend)
+def script_variants(task_id: str, backend: str, language: str = 'cuda'):
+    "The task's script (in `language`) as (stopping after the first kernel, going on to the second), or None when it has no second kernel."
+    from cuda_agent_wb.agent import load_script, ScriptedPolicy
+    from cuda_agent_wb.agent_triton import language_script_path
+    p = language_script_path(task_id, backend, language)
     if not p.is_file() or (cut := first_v2(p)) is None: return None
     full = load_script(p)
     head = full.actions[:cut]
@@ -52,7 +53,7 @@ def script_variants(task_id: str, backend: str):
 def branch_pool(tr) -> list:
     "Stage 2's pool: each script of this process's tasks replayed stopping (even samples) and going on (odd samples)."
     c, mine = tr.cfg, [tr.tasks()[i] for i in tr.shard_of(len(tr.tasks()))]
-    variants = {t.id: v for t in mine if (v := script_variants(t.id, c.backend))}
+    variants = {t.id: v for t in mine if (v := script_variants(t.id, c.backend, c.language))}
     if missing := [t.id for t in mine if t.id not in variants]:
         print(f"train_ppo_gain: no two-kernel script for {', '.join(missing)} on {c.backend}: left out of the pool", file=sys.stderr)
     have = [t for t in mine if t.id in variants]

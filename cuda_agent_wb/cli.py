@@ -14,9 +14,9 @@ from .config import SettingsError
 from .tasks import TaskError
 
 # %% auto #0
-__all__ = ['app', 'tasks_app', 'SERVER_OPTION', 'LOCAL_OPTION', 'fail', 'tasks_list', 'tasks_audit', 'demo', 'evaluate',
-           'rollout', 'eval_', 'evaluate_dir', 'synth', 'synth_recheck', 'synth_seeds', 'train', 'serve', 'env_serve',
-           'baselines', 'main']
+__all__ = ['app', 'tasks_app', 'LANGUAGE_OPTION', 'SERVER_OPTION', 'LOCAL_OPTION', 'fail', 'tasks_list', 'tasks_audit', 'demo',
+           'evaluate', 'rollout', 'eval_', 'evaluate_dir', 'synth', 'synth_recheck', 'synth_seeds', 'train', 'serve',
+           'env_serve', 'baselines', 'main']
 
 # %% ../nbs/90_cli.ipynb #00277d64
 app = typer.Typer(help="cuda-agent-wb: agentic RL for CUDA kernel generation. Verbs mirror the notebooks.",
@@ -101,14 +101,31 @@ def tasks_audit(path: Path = typer.Argument(..., help="task file or folder (a Ke
     s = rep['summary']
     typer.echo(f"{s['tasks']} task(s): {s['ok']} ok, {s['degenerate_output']} degenerate_output, {s['error']} error(s)" + (f"; report: {out}" if out else ''))
 
+# %% ../nbs/90_cli.ipynb #2eda07b6
+LANGUAGE_OPTION = typer.Option("cuda", help="cuda (the native C++/CUDA path; C++ on the cpu backend) or triton (Triton kernels in model_new.py; "
+                               "on the cpu backend run by Triton's interpreter, whose timings are no speedups)")
+
+def _check_language(language: str, layout: str = 'cawb', env_server=None):
+    "Exit with one sentence when --language is unknown, or triton meets a native-only option or a missing install."
+    import importlib.util
+    from cuda_agent_wb.agent_triton import check_language
+    try: check_language(language, '--language')
+    except ValueError as e: fail(str(e))
+    if language != 'triton': return
+    if layout != 'cawb': fail(f"--layout {layout}: a Triton workdir has no binding files; leave --layout out with --language triton")
+    if env_server: fail("--language triton: env servers play the native (cuda) language only; leave out --env-server")
+    if importlib.util.find_spec('triton') is None: fail("--language triton: triton is not installed here (make install-triton)")
+
 # %% ../nbs/90_cli.ipynb #99423e16
 @app.command()
 def demo(preset: str = typer.Option("cpu", help="size preset"),
          device: str = typer.Option("cpu", help="device for the eager runs"),
          rollout_: bool = typer.Option(True, "--rollout/--no-rollout", help="run the scripted agent rollout on the bundled tasks"),
-         out: Optional[Path] = typer.Option(None, help="where the demo trajectories go (default: runs/demo/<backend>)")):
+         out: Optional[Path] = typer.Option(None, help="where the demo trajectories go (default: runs/demo/<backend>, runs/demo/triton_<backend> for triton)"),
+         language: str = LANGUAGE_OPTION):
     "Run the workbench's main job on the bundled tasks."
     from cuda_agent_wb.tasks import load_tasks
+    _check_language(language)
     tasks, errors = load_tasks()
     typer.echo(f"== {len(tasks)} bundled tasks (preset {preset}, device {device}) ==")
     df, run_errors = _tasks_table(tasks, True, preset, device)
@@ -118,9 +135,12 @@ def demo(preset: str = typer.Option("cpu", help="size preset"),
     import torch
     from cuda_agent_wb.config import get_settings
     backend = 'cuda' if torch.cuda.is_available() else 'cpu'
-    out = out or get_settings().paths.runs/'demo'/backend
-    typer.echo(f"\n== scripted agent rollout on the bundled tasks ({backend} backend) -> {out} ==")
-    _run_rollout(tasks, 'scripted', 1, backend, out, resume=False)
+    out = out or get_settings().paths.runs/'demo'/(backend if language == 'cuda' else f"triton_{backend}")
+    if language == 'triton':       # the tasks that have a Triton script
+        from cuda_agent_wb.agent_triton import triton_script_tasks
+        tasks = [t for t in tasks if t.id in triton_script_tasks()]
+    typer.echo(f"\n== scripted agent rollout on the bundled tasks ({backend} backend, {language}) -> {out} ==")
+    _run_rollout(tasks, 'scripted', 1, backend, out, resume=False, language=language)
     from cuda_agent_wb.eval import write_report
     rep = out/'report'
     typer.echo(f"\n== eval report on the demo trajectories -> {rep} ==")
@@ -258,16 +278,16 @@ def _env_servers(urls):
 
 # %% ../nbs/90_cli.ipynb #f1723935
 def _run_rollout(tasks, policy, samples, backend, out, resume=False, workers=0, eval_workers=0, max_turns=None,
-                 mode='train', layout='cawb', url=None, envs=None, **policy_kw):
+                 mode='train', layout='cawb', url=None, envs=None, language='cuda', **policy_kw):
     "Build the evaluators (a service at `url`, else a local pool) and the policy factory, run the rollout, print the tables."
     import pandas as pd
     from cuda_agent_wb.rollout import EvaluatorPool, make_policy_factory, rollout, best_per_task
     from cuda_agent_wb.agent import PolicyError
-    try: make_policy = make_policy_factory(policy, backend, **policy_kw)
+    try: make_policy = make_policy_factory(policy, backend, language=language, **policy_kw)
     except (PolicyError, ValueError) as e: fail(str(e))
     with (envs or (_remote(url, backend, True) if url else EvaluatorPool.for_backend(backend, eval_workers))) as pool:   # envs: env servers
         df = rollout(tasks, make_policy, pool, out, samples=samples, workers=workers or len(getattr(pool, 'evaluators', ())) or 8,
-                     resume=resume, max_turns=max_turns, mode=mode, layout=layout)
+                     resume=resume, max_turns=max_turns, mode=mode, layout=layout, language=language)
     cols = [c for c in ('task_id', 'sample', 'best_reward', 'best_speedup_vs_eager', 'best_speedup_vs_compile',
                         'best_turn', 'turns', 'stop_reason', 'error') if c in df]
     with pd.option_context('display.width', 200, 'display.max_colwidth', 80):
@@ -298,6 +318,7 @@ def rollout(tasks: Path = typer.Argument(..., help="task file or folder"),
             scripts: Optional[Path] = typer.Option(None, help="scripted: folder of action scripts (default: data/scripts)"),
             temperature: Optional[float] = typer.Option(None, min=0.0, help="hf/openai: sampling temperature"),
             layout: str = typer.Option("cawb", help="workdir layout: cawb (cawb_binding.h) or cuda-agent (CUDA Agent's binding.cpp + binding_registry.h)"),
+            language: str = LANGUAGE_OPTION,
             server: Optional[str] = SERVER_OPTION,
             local: bool = LOCAL_OPTION,
             env_server: Optional[str] = typer.Option(None, help="play the episodes on env server(s) (cawb env-serve URLs, comma-separated): their tools and evaluations run there")):
@@ -306,6 +327,7 @@ def rollout(tasks: Path = typer.Argument(..., help="task file or folder"),
     if policy not in ('hf', 'openai', 'replay', 'scripted'): fail(f"--policy {policy!r}: choose hf, openai, replay or scripted")
     if mode not in ('train', 'eval'): fail(f"--mode {mode!r}: choose train or eval")
     if layout not in ('cawb', 'cuda-agent'): fail(f"--layout {layout!r}: choose cawb or cuda-agent")
+    _check_language(language, layout, env_server)
     if not tasks.exists(): fail(f"{tasks}: no such task file or folder")
     if env_server and (server or local): fail("--env-server plays the episodes on the env server, which has its own evaluators: leave out --server / --local")
     envs = _env_servers(env_server) if env_server else None
@@ -316,7 +338,7 @@ def rollout(tasks: Path = typer.Argument(..., help="task file or folder"),
     if not ts: fail(f"{tasks}: no tasks to run")
     kw = {k: v for k, v in dict(model=model, base_url=base_url, replay=replay, scripts=scripts).items() if v is not None}
     if temperature is not None: kw['temperature'] = temperature
-    df = _run_rollout(ts, policy, samples, be, out, resume, workers, eval_workers, max_turns, mode, layout=layout, url=url, envs=envs, **kw)
+    df = _run_rollout(ts, policy, samples, be, out, resume, workers, eval_workers, max_turns, mode, layout=layout, url=url, envs=envs, language=language, **kw)
     if (df['error'].notna() | (df['invalid'].fillna(False).astype(bool) if 'invalid' in df else False)).all(): raise typer.Exit(1)   # nothing scored
 
 # %% ../nbs/90_cli.ipynb #504bab17

@@ -119,7 +119,7 @@ def best_row(traj: dict, file=None) -> dict:
     b = best_step(traj['steps']); r = (b or {}).get('result') or {}
     return dict(task_id=h['task_id'], sample=h['sample'], level=level_of(h['task_id']), file=str(file) if file else None,
                 policy=(h.get('policy') or {}).get('policy'), model=(h.get('policy') or {}).get('model'), backend=h.get('backend'),
-                device=h.get('device'), rules=h.get('rules') or 'cuda-agent', dtype=h.get('dtype') or r.get('dtype') or 'fp32',
+                language=h.get('language', 'cuda'), kernel_runtime=r.get('kernel_runtime'), device=h.get('device'), rules=h.get('rules') or 'cuda-agent', dtype=h.get('dtype') or r.get('dtype') or 'fp32',
                 allow_tf32=((h.get('settings') or {}).get('timing') or {}).get('allow_tf32', False),
                 turns=len(traj['steps']), finished=bool(traj.get('summary')), stop_reason=sm.get('stop_reason'),
                 best_turn=b['turn'] if b else None, reward=b['reward'] if b else None,
@@ -129,7 +129,7 @@ def best_row(traj: dict, file=None) -> dict:
 
 TIMING_COLUMNS = [f'{n}_{x}' for n in ('candidate', 'eager', 'compile') for x in ('ms', 'ci_low_ms', 'ci_high_ms')] + \
                  [f'speedup_vs_{b}_ci_{x}' for b in ('eager', 'compile') for x in ('low', 'high')]
-BEST_COLUMNS = ['task_id', 'sample', 'level', 'file', 'policy', 'model', 'backend', 'device', 'rules', 'dtype', 'allow_tf32', 'turns', 'finished', 'stop_reason',
+BEST_COLUMNS = ['task_id', 'sample', 'level', 'file', 'policy', 'model', 'backend', 'language', 'kernel_runtime', 'device', 'rules', 'dtype', 'allow_tf32', 'turns', 'finished', 'stop_reason',
                 'best_turn', 'reward', 'correct', 'speedup_vs_eager', 'speedup_vs_compile', 'flags', 'prompt_tokens', 'completion_tokens'] + TIMING_COLUMNS
 
 # %% ../nbs/13_eval.ipynb #319145e4
@@ -219,6 +219,9 @@ def run_description(df: pd.DataFrame, rescored: bool = False) -> list[str]:
              f"rule set: {_one(col('rules', 'cuda-agent'))}; dtype: {_one(col('dtype', 'fp32'))}; precision: TF32 {'on' if col('allow_tf32', False).fillna(False).astype(bool).any() else 'off'}",
              'scores: re-measured by the evaluator now' if rescored else 'scores: as recorded in the trajectories']
     if set(col('backend')) == {'cpu'}: lines.append("CPU timings: not comparable with the paper's GPU numbers (shown for reference only)")
+    if n := int((col('kernel_runtime') == 'triton-interpreter').sum()):
+        lines.append(f"Triton under its interpreter ({n} of {len(df)} trajectories): correctness only, no speedups measured: "
+                     "they count as not faster in the faster-than rows and are left out of the geomeans")
     if col('backend').nunique() > 1: lines.append("backends mixed: speedups compare only within one backend (see the per-backend columns)")
     cut = df[~col('finished', True).fillna(True).astype(bool)] if len(df) else df
     if len(cut): lines.append(f"{len(cut)} trajectories cut off (no summary record), scored on the steps they have: "

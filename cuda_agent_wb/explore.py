@@ -15,8 +15,8 @@ from .eval import level_of
 
 # %% auto #0
 __all__ = ['index_row', 'index_trajectories', 'filter_index', 'load_trajectory', 'file_versions', 'step_diff', 'diff_html',
-           'log_html', 'profile_table', 'verify_html', 'call_html', 'step_html', 'turn_table', 'turn_figure',
-           'Explorer', 'show', 'reveal', 'widget', 'export_html', 'explore']
+           'log_html', 'code_html', 'jit_html', 'profile_table', 'verify_html', 'call_html', 'step_html', 'turn_table',
+           'turn_figure', 'Explorer', 'show', 'reveal', 'widget', 'export_html', 'explore']
 
 # %% ../nbs/14_explore.ipynb #44234ce6
 def _last_line(f, block: int = 1 << 16) -> str:
@@ -40,7 +40,7 @@ def index_row(f) -> dict:
     sm_ = sm or {}
     return dict(task_id=h['task_id'], sample=h['sample'], level=level_of(h['task_id']), outcome=_outcome(sm),
                 best_reward=sm_.get('best_reward'), speedup_vs_eager=sm_.get('best_speedup_vs_eager'),
-                speedup_vs_compile=sm_.get('best_speedup_vs_compile'), turns=sm_.get('turns'), file=str(f))
+                speedup_vs_compile=sm_.get('best_speedup_vs_compile'), turns=sm_.get('turns'), language=h.get('language', 'cuda'), file=str(f))
 
 # %% ../nbs/14_explore.ipynb #2219dc97
 def index_trajectories(src) -> tuple[pd.DataFrame, list[str]]:
@@ -110,6 +110,30 @@ def log_html(text: str) -> str:
     return "<pre>" + '\n'.join(f"<span class='err'>{html.escape(l)}</span>" if is_err(l) else html.escape(l)
                                for l in (text or '').splitlines()) + "</pre>"
 
+# %% ../nbs/14_explore.ipynb #15e1a2f5
+_LEXERS = {'.py': 'python', '.cu': 'cuda', '.cuh': 'cuda', '.cpp': 'cpp', '.cc': 'cpp', '.h': 'cpp', '.hpp': 'cpp'}
+
+def code_html(text: str, path: str = '') -> str:
+    "`text` as a code block, highlighted for the language of `path` (by its suffix) when pygments is there."
+    lexer = _LEXERS.get(Path(path).suffix)
+    try:
+        from pygments import highlight
+        from pygments.lexers import get_lexer_by_name
+        from pygments.formatters import HtmlFormatter
+    except ImportError: lexer = None
+    if not lexer: return f"<pre class='code'>{html.escape(text)}</pre>"
+    body = highlight(text, get_lexer_by_name(lexer), HtmlFormatter(nowrap=True, noclasses=True))
+    return f"<pre class='code'>{body}</pre>"
+
+# %% ../nbs/14_explore.ipynb #ca45a93f
+def jit_html(result: dict, shown: str = '') -> str:
+    "The verify pane of a Triton JIT check: ran, or failed with its error."
+    runtime = 'interpreted' if result.get('kernel_runtime') == 'triton-interpreter' else 'compiled'
+    if result.get('compiled'): return f"<b>JIT check</b> ok · Triton kernels {runtime} and launched · not verified, not scored"
+    err = (result.get('error') or '').strip()
+    head = f"<b>JIT check</b> FAILED · <b>flags</b> {', '.join(result.get('flags') or []) or 'none'} · <b>reward</b> -1"
+    return head + (f"<br><b>error</b>{log_html(err)}" if err and err not in shown else '')
+
 # %% ../nbs/14_explore.ipynb #e25b0001
 def _num(v) -> str: return '—' if v is None else f"{v:g}" if isinstance(v, (int, float)) else str(v)
 
@@ -133,6 +157,7 @@ def profile_table(result: dict|None) -> pd.DataFrame:
 def verify_html(result: dict|None, shown: str = '') -> str:
     "Compiled / correct / reward / speedups / flags of an evaluated step; a compile failure's log only where it holds more than `shown` (the observation), folded."
     if not result: return "<i>not evaluated in this turn</i>"
+    if result.get('language') == 'triton' and result.get('stage') == 'compile': return jit_html(result, shown)
     if result.get('stage') == 'compile' and result.get('compiled'): return "<b>compiled</b> True · compile only: not verified, not scored"
     f = lambda v: '' if v is None else f"{v:.3g}x"
     flags = ', '.join(result.get('flags') or []) or 'none'
@@ -151,13 +176,14 @@ def call_html(action: dict|None, parse_error: str|None = None) -> str:
     args = dict(action.get('args') or {}); code = {k: args.pop(k) for k in ('content', 'old_string', 'new_string', 'command') if isinstance(args.get(k), str)}
     short = ', '.join(f"{k}={json.dumps(v)[:300]}" for k, v in args.items())
     return (f"<pre>{html.escape(action['tool'])}({html.escape(short)})</pre>" +
-            ''.join(f"<div><b>{k}</b></div><pre class='code'>{html.escape(v[:20000])}</pre>" for k, v in code.items()))
+            ''.join(f"<div><b>{k}</b></div>{code_html(v[:20000], '' if k == 'command' else args.get('path') or '')}" for k, v in code.items()))
 
 # %% ../nbs/14_explore.ipynb #0921d403
 def step_html(traj: dict, i: int, versions: list[dict]|None = None) -> dict:
     "HTML fragments for step i: header, text, call, observation, diff, verify, profile."
     s = traj['steps'][i]; versions = versions or file_versions(traj); r = s.get('result') or None
-    return dict(header=f"<b>turn {s['turn']}</b> of {len(traj['steps'])} · reward {_num(s.get('reward'))} · {_tokens(s.get('tokens'))}",
+    lang = (traj.get('header') or {}).get('language', 'cuda')
+    return dict(header=f"<b>turn {s['turn']}</b> of {len(traj['steps'])} · {lang} · reward {_num(s.get('reward'))} · {_tokens(s.get('tokens'))}",
                 text=f"<pre>{html.escape(s.get('model_text') or '')}</pre>", call=call_html(s.get('action'), s.get('parse_error')),
                 observation=log_html(s.get('observation')), diff=diff_html(step_diff(versions, i)), verify=verify_html(r, s.get('observation') or ''),
                 profile=profile_table(r).to_html(index=False, na_rep='', float_format='{:.4g}'.format) if r and r.get('timings') else '<i>no profile in this turn</i>')
@@ -215,7 +241,8 @@ class Explorer:
 # %% ../nbs/14_explore.ipynb #7545b089
 def _label(r) -> str:
     sp = '' if pd.isna(r.speedup_vs_compile) else f" · {r.speedup_vs_compile:.2f}x vs compile"
-    return f"{r.task_id} #{r.sample} · {r.outcome}{sp}"
+    lang = getattr(r, 'language', 'cuda')
+    return f"{r.task_id} #{r.sample} · {r.outcome}{sp}" + (f" · {lang}" if lang not in ('cuda', None) else '')
 
 # %% ../nbs/14_explore.ipynb #321c9a71
 def _refilter(self: Explorer):
@@ -274,7 +301,7 @@ def export_html(file, dest) -> Path:
     "Write one trajectory as a standalone HTML page."
     traj = load_trajectory(str(file)); vers = file_versions(traj); h = traj['header']
     parts = [f"<h1>{html.escape(h['task_id'])} · sample {h['sample']}</h1><p>policy {html.escape(json.dumps(h.get('policy')))} · "
-             f"backend {h.get('backend')} · device {html.escape(str(h.get('device')))}</p>",
+             f"backend {h.get('backend')} · language {h.get('language', 'cuda')} · device {html.escape(str(h.get('device')))}</p>",
              turn_figure(traj).to_html(full_html=False, include_plotlyjs=True)]
     for i in range(len(traj['steps'])):
         s = step_html(traj, i, vers)

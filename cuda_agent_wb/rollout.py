@@ -16,6 +16,7 @@ from .tasks import Task, load_tasks, task_dtype, resolve_preset
 from .client import ServiceError
 from .agent import (KernelEnv, PolicyOutput, PolicyError, ContextExceeded, ScriptedPolicy, ReplayPolicy,
                                  append_turn, solution_hash, load_script, script_path, _safe_id, read_trajectory)
+from .agent_triton import check_language, make_kernel_env, language_script_path
 
 # %% auto #0
 __all__ = ['TrajectoryWriter', 'drop_torn_tail', 'make_header', 'make_step', 'best_step', 'make_summary', 'task_error_of',
@@ -64,7 +65,7 @@ def make_header(task: Task, sample: int, policy, env: KernelEnv, messages: list)
                     eval=vars(s.eval), timing=vars(s.timing), sandbox=vars(s.sandbox), policy=vars(s.policy))))
     return dict(type='header', task_id=task.id, task_hash=task.hash, sample=sample, policy=policy.describe(),
                 backend=env.backend, device=remote.get('device') or _device_name(env.backend), versions=remote.get('versions') or _versions(),
-                settings=settings, workdir=str(env.workdir), layout=getattr(env, 'layout', 'cawb'),
+                settings=settings, workdir=str(env.workdir), layout=getattr(env, 'layout', 'cawb'), language=getattr(env, 'language', 'cuda'),
                 rules=remote.get('rules') or _rules_of(env.evaluator if hasattr(env, 'evaluator') else None),
                 dtype=remote.get('dtype') or task_dtype(task, resolve_preset(s.eval.preset, env.backend)),
                 **({'env_server': {'url': env.url, 'episode': remote.get('id')}} if remote else {}),
@@ -152,16 +153,19 @@ def _write_best(out_dir: Path, stem: str, steps: list):
 
 # %% ../nbs/09_rollout.ipynb #20a06003
 def run_trajectory(task: Task, policy, evaluator, out_dir, sample: int = 0, backend=None, max_turns=None,
-                   mode='train', resume: bool = False, **env_kw) -> dict:
+                   mode='train', resume: bool = False, language: str = 'cuda', **env_kw) -> dict:
     "Play one episode of `policy` on `task`, recording it to OUT/<task>__s<k>.jsonl; returns the summary."
     out_dir = Path(out_dir); stem = trajectory_stem(task, sample); path = out_dir/f"{stem}.jsonl"
     prior = read_trajectory(path) if resume and path.exists() else None
     if prior and prior['summary']: return prior['summary']
     if prior and prior['header'] and prior['header']['task_hash'] != task.hash:
         raise ValueError(f"{path}: recorded for another version of task {task.id}; use a new --out or delete the file")
+    if prior and prior['header'] and prior['header'].get('language', 'cuda') != language:
+        raise ValueError(f"{path}: recorded in {prior['header'].get('language', 'cuda')}, resumed in {language}; resume with --language {prior['header'].get('language', 'cuda')} or use a new --out")
     make_env = getattr(evaluator, 'make_env', None)          # env servers (env_server.RemoteKernelEnvs) make the episode there
+    if make_env and check_language(language) != 'cuda': raise ValueError(f"language {language!r}: env servers play the native (cuda) language only")
     env = (make_env(task, out_dir/'work'/stem, max_turns, mode, backend, **env_kw) if make_env
-           else KernelEnv(task, evaluator, backend, out_dir/'work'/stem, max_turns, mode, **env_kw))
+           else make_kernel_env(task, evaluator, backend, out_dir/'work'/stem, max_turns, mode, language=language, **env_kw))
     if prior and prior['header'] and not getattr(env, 'resumable', True):
         print(f"cawb: {path.name}: an env-server episode cannot resume (its workdir was the server's): played again", file=sys.stderr); prior = None
     try: return _start_and_play(env, task, sample, policy, prior, path, out_dir, stem)
@@ -290,12 +294,13 @@ def best_per_task(df: pd.DataFrame) -> pd.DataFrame:
     return ok.sort_values(['task_id', 'best_reward', '_c'], ascending=[True, False, False]).groupby('task_id').head(1).drop(columns='_c').reset_index(drop=True)
 
 # %% ../nbs/09_rollout.ipynb #39afa928
-def make_policy_factory(kind: str, backend: str, scripts=None, replay=None, model=None, base_url=None, **kw):
-    "A `make_policy(task, sample)` for the CLI's --policy choice."
+def make_policy_factory(kind: str, backend: str, scripts=None, replay=None, model=None, base_url=None, language: str = 'cuda', **kw):
+    "A `make_policy(task, sample)` for the CLI's --policy choice (scripted: the `language`'s scripts)."
+    check_language(language)
     if kind == 'scripted':
         def scripted(task, k):
-            p = script_path(task.id, backend, scripts)
-            if not p.is_file(): raise ValueError(f"no scripted actions for task {task.id} on the {backend} backend (looked for {p})")
+            p = language_script_path(task.id, backend, language, scripts)
+            if not p.is_file(): raise ValueError(f"no scripted actions for task {task.id} on the {backend} backend{' in Triton' if language == 'triton' else ''} (looked for {p})")
             return load_script(p)
         return scripted
     if kind == 'replay':

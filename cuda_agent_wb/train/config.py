@@ -12,9 +12,9 @@ from pathlib import Path
 from .actor import GEN_CACHES
 
 # %% auto #0
-__all__ = ['STAGES', 'PRESETS', 'DEMO_CUDA_TASKS', 'RunSettings', 'SamplingSettings', 'PPOSettings', 'WarmupSettings',
-           'RFTSettings', 'ValueSettings', 'AgenticSettings', 'BookkeepingSettings', 'TrainConfig', 'check_config',
-           'make_config', 'parse_overrides', 'save_config', 'load_config']
+__all__ = ['STAGES', 'PRESETS', 'DEMO_CUDA_TASKS', 'RunSettings', 'check_train_language', 'SamplingSettings', 'PPOSettings',
+           'WarmupSettings', 'RFTSettings', 'ValueSettings', 'AgenticSettings', 'BookkeepingSettings', 'TrainConfig',
+           'check_config', 'make_config', 'parse_overrides', 'save_config', 'load_config']
 
 # %% ../../nbs/12_train_5_config.ipynb #4d915ba4
 STAGES = {1: 'warmup', 2: 'rft', 3: 'value', 4: 'agentic'}
@@ -30,6 +30,7 @@ class RunSettings:
     tokenizer: str = 'bpe'               # for random init: 'bpe' (agent.tiny_lm's) or 'char'
     env: str = 'kernel'                  # 'kernel' (KernelEnv + evaluator) or 'toy' (GuessEnv)
     backend: str = 'cpu'                 # evaluator backend: 'cpu' or 'cuda'
+    language: str = 'cuda'               # what the agent writes: 'cuda' (native C++/CUDA sources; C++ on the cpu backend) or 'triton' (agent-loop stages 2 and 4)
     service: str = ''                    # evaluation service URL(s), comma-separated (cawb serve); '' = an evaluator in each process
     env_server: str = ''                 # agent environment server URL(s), comma-separated (cawb env-serve): stages 2 and 4 play their episodes there; '' = KernelEnv in each process
     tasks: list|None = None              # task ids from `task_path`; None = all
@@ -40,6 +41,15 @@ class RunSettings:
     dtype: str = 'bfloat16'
     grad_ckpt: bool = False
     lora: dict|None = None
+
+# %% ../../nbs/12_train_5_config.ipynb #70c2b59d
+def check_train_language(cfg):
+    "A ValueError when `cfg.language` is unknown, or is triton with stage 1 or env servers (native only)."
+    from cuda_agent_wb.agent_triton import check_language
+    check_language(cfg.language)
+    if cfg.language != 'triton' or cfg.env != 'kernel': return
+    if 1 in cfg.stages: raise ValueError(f"language 'triton': stage 1 (single-turn) writes native sources only; use stages without 1, e.g. [2, 3, 4]")
+    if cfg.env_server: raise ValueError("language 'triton': env servers play the native (cuda) language only; leave env_server empty")
 
 # %% ../../nbs/12_train_5_config.ipynb #ae2f36a1
 @dataclass
@@ -217,6 +227,7 @@ def make_config(preset='tiny-cpu', **overrides) -> TrainConfig:
     if not (isinstance(cfg.rft_jitter, int) and cfg.rft_jitter >= 0): raise ValueError(f"rft_jitter must be a whole number >= 0, not {cfg.rft_jitter!r}")
     if not (isinstance(cfg.rft_recover, int) and 0 <= cfg.rft_recover <= cfg.rft_jitter):
         raise ValueError(f"rft_recover must be a whole number from 0 to rft_jitter ({cfg.rft_jitter}), not {cfg.rft_recover!r}")
+    check_train_language(cfg)
     return cfg
 
 # %% ../../nbs/12_train_5_config.ipynb #8ec111ba

@@ -1,0 +1,36 @@
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def layernorm_kernel(x_ptr, w_ptr, b_ptr, y_ptr, cols, eps, BLOCK: tl.constexpr):
+    # one program per row, the whole row held in registers: one read of x, one write of y
+    row = tl.program_id(0).to(tl.int64)
+    offs = tl.arange(0, BLOCK)
+    m = offs < cols
+    x = tl.load(x_ptr + row * cols + offs, mask=m, other=0.0)
+    mean = tl.sum(x, axis=0) / cols
+    d = tl.where(m, x - mean, 0.0)
+    rstd = 1.0 / tl.sqrt(tl.sum(d * d, axis=0) / cols + eps)
+    w = tl.load(w_ptr + offs, mask=m, other=0.0)
+    b = tl.load(b_ptr + offs, mask=m, other=0.0)
+    tl.store(y_ptr + row * cols + offs, d * rstd * w + b, mask=m)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, hidden):
+        super().__init__()
+        self.ln = nn.LayerNorm(hidden)      # holds ln.weight / ln.bias; never called
+
+    def forward(self, x):
+        x = x.contiguous()
+        y = torch.empty_like(x)
+        cols = x.shape[-1]
+        rows = x.numel() // cols
+        block = triton.next_power_of_2(cols)
+        warps = 4 if block <= 1024 else (8 if block <= 4096 else 16)
+        layernorm_kernel[(rows,)](x, self.ln.weight.contiguous(), self.ln.bias.contiguous(), y, cols, self.ln.eps,
+                                  BLOCK=block, num_warps=warps)
+        return y
