@@ -93,20 +93,22 @@ def device_lock_key(device: str) -> str:
 
 # %% ../nbs/06_profile.ipynb #17d9a959
 class DeviceLock:
-    "Shared for verifying, exclusive for timing, across processes; a waiting timer is not starved; a long wait is said on stderr."
-    def __init__(self, key: str):
+    "Shared for verifying (or a model computing), exclusive for timing, across processes; a waiting timer is not starved; a wait past `say_after` s is said on stderr."
+    def __init__(self, key: str, say_after: float = 1.0):
         d = Path(tempfile.gettempdir())/'cawb-device-locks'; d.mkdir(exist_ok=True)
         self.key, self.main, self.gate, self.mode = key, open(d/f"{key}.lock", 'a+'), open(d/f"{key}.gate", 'a+'), None
+        self.say_after = say_after
     def shared(self):
         "Hold the device with others (waits while a timing waits or runs)."
-        flock_saying(self.gate, fcntl.LOCK_EX, f"the {self.key} device", 'another evaluator waits to time on it')
-        flock_saying(self.main, fcntl.LOCK_SH, f"the {self.key} device", 'another evaluator is timing on it')
+        flock_saying(self.gate, fcntl.LOCK_EX, f"the {self.key} device", 'another evaluator waits to time on it', self.say_after)
+        flock_saying(self.main, fcntl.LOCK_SH, f"the {self.key} device", 'another evaluator is timing on it', self.say_after)
         fcntl.flock(self.gate, fcntl.LOCK_UN); self.mode = 'shared'
     def exclusive(self):
         "Drop a shared hold, then hold the device alone."
         if self.mode == 'shared': fcntl.flock(self.main, fcntl.LOCK_UN)
-        flock_saying(self.gate, fcntl.LOCK_EX, f"the {self.key} device to time alone", 'another evaluator waits to time on it')
-        flock_saying(self.main, fcntl.LOCK_EX, f"the {self.key} device to time alone", 'other evaluators verify or time on it'); self.mode = 'exclusive'
+        flock_saying(self.gate, fcntl.LOCK_EX, f"the {self.key} device to time alone", 'another evaluator waits to time on it', self.say_after)
+        flock_saying(self.main, fcntl.LOCK_EX, f"the {self.key} device to time alone", 'others verify, time or compute on it', self.say_after)
+        self.mode = 'exclusive'
     def release(self):
         "Let go of whatever is held."
         if self.mode is not None: fcntl.flock(self.main, fcntl.LOCK_UN)

@@ -10,12 +10,14 @@ import inspect, threading, time, torch
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from fastcore.basics import patch
+from contextlib import contextmanager
 from ..agent import HFPolicy, PolicyOutput, append_turn
+from ..profile import DeviceLock, device_lock_key
 from .episodes import stop_token_ids
 
 # %% auto #0
-__all__ = ['CUDAGRAPH_TLS_KEYS', 'GEN_CACHES', 'cudagraph_tls', 'adopt_cudagraph_tls', 'ActorPolicy', 'static_batch',
-           'lockstep_header', 'play_lockstep']
+__all__ = ['CUDAGRAPH_TLS_KEYS', 'GEN_CACHES', 'cudagraph_tls', 'adopt_cudagraph_tls', 'ActorPolicy', 'holding_device',
+           'static_batch', 'lockstep_header', 'play_lockstep']
 
 # %% ../../nbs/12_train_4_actor.ipynb #da7c3f60
 CUDAGRAPH_TLS_KEYS = ('tree_manager_containers', 'tree_manager_locks')
@@ -47,8 +49,18 @@ class ActorPolicy(HFPolicy):
         self.busy_s = 0.0                # seconds the generator has been busy (the step time split: generate vs wait)
         self.graph_tls = cudagraph_tls() if cache == 'static' else {}   # see `adopt_cudagraph_tls`
         self.gen_thread = ThreadPoolExecutor(1, thread_name_prefix=f'cawb-generate-{id(self)}') if cache == 'static' else None
+        self.device_lock = None          # the device's DeviceLock, held shared while generating (see `holding_device`)
         self.static_caches = {}          # (batch, length) -> the StaticCache every generation of that shape reuses (see `cache_kwargs`)
     def describe(self): return dict(super().describe(), policy=self.name, top_k=0, top_p=1.0)
+
+# %% ../../nbs/12_train_4_actor.ipynb #9ffda2c2
+@contextmanager
+def holding_device(lock: DeviceLock):
+    "Hold `lock`'s device shared for the block, as a verifying evaluator does: no evaluator times a kernel there meanwhile."
+    lock.shared()
+    try: yield
+    finally: lock.release()
+
 
 # %% ../../nbs/12_train_4_actor.ipynb #b3121b81
 @patch
@@ -62,7 +74,8 @@ def _generate(self: ActorPolicy, prompts: list[list[int]]) -> tuple[list[list[in
     ids = torch.tensor([[self.pad_id] * (T - len(p)) + p for p in prompts], device=dev)
     am = torch.tensor([[0] * (T - len(p)) + [1] * len(p) for p in prompts], device=dev)
     kw = dict(do_sample=True, temperature=self.temperature, top_k=0, top_p=1.0) if self.temperature > 0 else dict(do_sample=False)
-    with self.lock, torch.no_grad():   # the mode switch too: rollout threads share the model
+    if self.device_lock is None: self.device_lock = DeviceLock(device_lock_key(str(dev)), say_after=60)
+    with self.lock, torch.no_grad(), holding_device(self.device_lock):   # the lock: the mode switch too, rollout threads share the model
         adopt_cudagraph_tls(self.graph_tls)
         t0, was_training = time.time(), self.model.training
         self.model.eval()                # eval mode: no dropout, and the KV cache (training mode with checkpointing drops it)

@@ -168,6 +168,7 @@ def evaluator(self: Trainer):
         from cuda_agent_wb.rollout import EvaluatorPool
         dev = f"cuda:{self.acc.local_process_index}" if self.cfg.backend == 'cuda' else None
         evs = [Evaluator(backend=self.cfg.backend, device=dev) for _ in range(self.cfg.evaluators)]
+        for e in evs: e.device_lock.say_after = 60     # waiting for the actor's generation is routine here (see `train.actor.holding_device`)
         self._evaluator = evs[0] if len(evs) == 1 else EvaluatorPool(evs)   # one device; its lock keeps timing exclusive
     return self._evaluator
 
