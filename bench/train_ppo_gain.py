@@ -6,6 +6,7 @@ one checkpoint two arms run agentic PPO (stage 4) with the same seeds: `ppo` (th
 (`actor_lr=0`: the actor never changes, so its curve is what sampling noise alone gives).
 
     python bench/train_ppo_gain.py                 # on an H100; rerun to resume (each call can be cut off)
+    python bench/train_ppo_gain.py --parallel      # on a 2-GPU machine: fine-tune on GPU 0, then the arms side by side (GPU 0, GPU 1)
     python bench/train_ppo_gain.py --smoke         # the script end to end on a CPU in a few minutes: toy settings, no claim
 
 Per PPO iteration of each arm: reward mean, pass rate, `faster_share` (episodes whose best reward beat everything the
@@ -15,7 +16,7 @@ stopping replay of their task reached, over the episodes of tasks where going on
 update). Target: ppo gain >= 0.3 and >= the frozen arm's gain + 0.3. Results go to bench/results/train_ppo_gain.json
 after every PPO iteration (a call cut off keeps its numbers), curves to bench/results/train_ppo_gain.html.
 """
-import argparse, json, os, shutil, sys, time
+import argparse, json, os, shutil, subprocess, sys, time
 from pathlib import Path
 import torch
 
@@ -145,6 +146,21 @@ def report(path: Path, res: dict):
     path.write_text(fig.to_html(include_plotlyjs='cdn'))
 
 
+def run_arms_in_parallel(a, cfg, write, every: float = 30.0):
+    "Each arm in its own process on its own GPU (GPU i for the i-th arm), the results rewritten every `every` s; exits if one fails."
+    if cfg.backend == 'cuda' and torch.cuda.device_count() < len(ARMS):
+        raise SystemExit(f"--parallel needs {len(ARMS)} GPUs, {torch.cuda.device_count()} visible")
+    argv = [x for x in sys.argv[1:] if x not in ('--parallel', '--fresh')]
+    procs = {}
+    for i, arm in enumerate(ARMS):
+        env = dict(os.environ, **({'CUDA_VISIBLE_DEVICES': str(i)} if cfg.backend == 'cuda' else {}))
+        procs[arm] = subprocess.Popen([sys.executable, __file__, *argv, '--arm', arm], env=env)
+    while any(p.poll() is None for p in procs.values()):
+        time.sleep(every); write()
+    if bad := {arm: p.returncode for arm, p in procs.items() if p.returncode}:
+        write(); raise SystemExit(f"--parallel: arm(s) failed: {bad} (rerun to resume)")
+
+
 def main():
     import faulthandler; faulthandler.enable()
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -155,6 +171,8 @@ def main():
     ap.add_argument('--smoke', action='store_true', help='toy settings on the CPU: checks the script, measures nothing')
     ap.add_argument('--fresh', action='store_true', help='start over instead of resuming OUT')
     ap.add_argument('--results', default=None, help='default: bench/results/train_ppo_gain.json (with --smoke: OUT/results.json)')
+    ap.add_argument('--parallel', action='store_true', help='after fine-tuning, run the two arms at once, one process and one GPU each')
+    ap.add_argument('--arm', choices=sorted(ARMS), default=None, help='run only this arm (what --parallel starts; needs the fine-tuned checkpoint)')
     a = ap.parse_args()
     a.tail = a.tail or (1 if a.smoke else 2)
     import transformers
@@ -169,7 +187,8 @@ def main():
     start = time.time()
     extra = dict(device=torch.cuda.get_device_name(0) if cfg.backend == 'cuda' else 'cpu', torch=torch.__version__,
                  transformers=transformers.__version__, command=' '.join(sys.argv), smoke=a.smoke,
-                 claim='the bundled tasks it was fine-tuned on (no held-out tasks)')
+                 claim=('reward_mean / pass_rate: the tasks it was fine-tuned on; heldout_*: ' + (', '.join(cfg.held_out) + ', kept out of fine-tuning and PPO '
+                        '(a 100M random-init model is not expected to generalise to them)' if cfg.held_out else 'none held out')))
 
     def write(plot=True):
         calls = root/'calls.jsonl'; rows = [json.loads(l) for l in calls.read_text().splitlines()] if calls.is_file() else []
@@ -181,12 +200,20 @@ def main():
         if plot: survive(f"the HTML report {results.with_suffix('.html')}", report, results.with_suffix('.html'), res)
         return res
 
-    # stages 2 and 3 once, shared by both arms
-    sft = Trainer(make_config(a.preset, out_dir=str(root/'sft'), stages=[2, 3], **sets))
-    sft.rft_pool = lambda: branch_pool(sft)
-    sft.run()
-    write(plot=False)
+    if a.arm is None:         # stages 2 and 3 once, shared by both arms
+        sft = Trainer(make_config(a.preset, out_dir=str(root/'sft'), stages=[2, 3], **sets))
+        sft.rft_pool = lambda: branch_pool(sft)
+        sft.run()
+        del sft; torch.cuda.empty_cache() if torch.cuda.is_available() else None
+        write(plot=False)
+    elif not (root/'sft'/'checkpoints'/'last').is_dir(): raise SystemExit(f"--arm {a.arm}: no fine-tuned checkpoint under {root/'sft'}: run without --arm first")
+    if a.parallel and a.arm is None:
+        run_arms_in_parallel(a, cfg, write)
+        res = write()
+        print(json.dumps({k: v for k, v in res.items() if k not in ('curves', 'replays')}, indent=1))
+        return
     for arm, lr in ARMS.items():
+        if a.arm not in (None, arm): continue
         out = root/arm
         if not (out/'checkpoints'/'last').is_dir():      # start the arm from the fine-tuned checkpoint
             out.mkdir(parents=True, exist_ok=True)
@@ -195,8 +222,9 @@ def main():
             shutil.copy(root/'sft'/'metrics.jsonl', out/'metrics.jsonl')
         ov = dict(sets, actor_lr=lr) if lr is not None else sets
         tr = Trainer(make_config(a.preset, out_dir=str(out), stages=[2, 3, 4], **ov))
-        tr.metrics.listeners.append(lambda rec: write() if rec['stage'] == STAGES[4] else None)
+        if a.arm is None: tr.metrics.listeners.append(lambda rec: write() if rec['stage'] == STAGES[4] else None)   # one writer: --parallel's parent
         tr.run()
+    if a.arm is not None: return
     res = write()
     print(json.dumps({k: v for k, v in res.items() if k not in ('curves', 'replays')}, indent=1))
 

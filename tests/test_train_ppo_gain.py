@@ -38,3 +38,15 @@ def test_smoke_run_writes_both_arms_and_resumes(tmp_path):
     again = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)             # a second call: everything is done
     assert again.returncode == 0, again.stderr[-3000:]
     assert json.loads((tmp_path/'r.json').read_text())['curves'] == res['curves']
+
+
+def test_parallel_arms_run_as_two_processes(tmp_path):
+    "--parallel: fine-tuning here, then each arm in its own process (its own GPU on a GPU machine), one results writer."
+    cmd = [sys.executable, str(ROOT/'bench'/'train_ppo_gain.py'), '--smoke', '--parallel', '--out', str(tmp_path/'run'), '--results', str(tmp_path/'r.json')]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = json.loads((tmp_path/'r.json').read_text())
+    assert res['arms_finished'] == dict(ppo=True, frozen=True) and [len(res['curves'][a]) for a in ('ppo', 'frozen')] == [2, 2]
+    assert {r['kl'] for r in res['curves']['frozen']} == {0.0}
+    lone = subprocess.run([*cmd[:2], '--smoke', '--arm', 'ppo', '--out', str(tmp_path/'none')], capture_output=True, text=True, cwd=ROOT)
+    assert lone.returncode != 0 and 'no fine-tuned checkpoint' in lone.stderr
