@@ -9,5 +9,5 @@ python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 -
   fastcore 'typer<0.29' pytest pluggy iniconfig shellingham rich markdown-it-py mdurl annotated-doc pygments \
   pydantic pydantic_core typing-inspection annotated-types plotly narwhals \
   fastapi fastapi-offline starlette uvicorn h11 anyio sniffio httpx httpcore idna certifi click opentelemetry-api importlib-metadata zipp typing-extensions \
-  datasets dill xxhash multiprocess fsspec aiohttp aiosignal frozenlist multidict yarl propcache aiohappyeyeballs attrs
+  py-spy datasets dill xxhash multiprocess fsspec aiohttp aiosignal frozenlist multidict yarl propcache aiohappyeyeballs attrs
 ls .whl
