@@ -7,6 +7,7 @@ one checkpoint two arms run agentic PPO (stage 4) with the same seeds: `ppo` (th
 
     python bench/train_ppo_gain.py                 # on an H100; rerun to resume (each call can be cut off)
     python bench/train_ppo_gain.py --parallel      # on a 2-GPU machine: fine-tune on GPU 0, then the arms side by side (GPU 0, GPU 1)
+    python bench/train_ppo_gain.py --parallel --arm-gpus 0,0 --arm-minutes 15   # both arms at once on one GPU, time-boxed
     python bench/train_ppo_gain.py --smoke         # the script end to end on a CPU in a few minutes: toy settings, no claim
 
 Per PPO iteration of each arm: reward mean, pass rate, `faster_share` (episodes whose best reward beat everything the
@@ -147,16 +148,30 @@ def report(path: Path, res: dict):
 
 
 def run_arms_in_parallel(a, cfg, write, every: float = 30.0):
-    "Each arm in its own process on its own GPU (GPU i for the i-th arm), the results rewritten every `every` s; exits if one fails."
-    if cfg.backend == 'cuda' and torch.cuda.device_count() < len(ARMS):
-        raise SystemExit(f"--parallel needs {len(ARMS)} GPUs, {torch.cuda.device_count()} visible")
+    "Each arm in its own process (GPUs from --arm-gpus), results rewritten every `every` s; arms still running after --arm-minutes are stopped (rerun to resume)."
+    import signal
+    gpus = a.arm_gpus.split(',')
+    if len(gpus) != len(ARMS): raise SystemExit(f"--arm-gpus needs {len(ARMS)} GPU indices (one per arm: {', '.join(ARMS)}), not {a.arm_gpus!r}")
+    if cfg.backend == 'cuda' and torch.cuda.device_count() <= max(map(int, gpus)):
+        raise SystemExit(f"--arm-gpus {a.arm_gpus}: {torch.cuda.device_count()} GPU(s) visible")
     argv = [x for x in sys.argv[1:] if x not in ('--parallel', '--fresh')]
-    procs = {}
-    for i, arm in enumerate(ARMS):
-        env = dict(os.environ, **({'CUDA_VISIBLE_DEVICES': str(i)} if cfg.backend == 'cuda' else {}))
-        procs[arm] = subprocess.Popen([sys.executable, __file__, *argv, '--arm', arm], env=env)
+    procs, t0, last = {}, time.time(), time.time()
+    for g, arm in zip(gpus, ARMS):
+        env = dict(os.environ, **({'CUDA_VISIBLE_DEVICES': g} if cfg.backend == 'cuda' else {}))
+        procs[arm] = subprocess.Popen([sys.executable, __file__, *argv, '--arm', arm], env=env, start_new_session=True)
     while any(p.poll() is None for p in procs.values()):
-        time.sleep(every); write()
+        time.sleep(5.0)
+        if time.time() - last > every: write(); last = time.time()
+        if a.arm_minutes and time.time() - t0 > 60 * a.arm_minutes:
+            for arm, p in procs.items():
+                if p.poll() is None:
+                    print(f"train_ppo_gain: arm {arm} stopped after {a.arm_minutes} min (its finished iterations are kept; rerun to resume)", file=sys.stderr)
+                    os.killpg(p.pid, signal.SIGTERM)
+            time.sleep(10)
+            for p in procs.values():
+                if p.poll() is None: os.killpg(p.pid, signal.SIGKILL)
+            for p in procs.values(): p.wait()
+            return
     if bad := {arm: p.returncode for arm, p in procs.items() if p.returncode}:
         write(); raise SystemExit(f"--parallel: arm(s) failed: {bad} (rerun to resume)")
 
@@ -173,6 +188,8 @@ def main():
     ap.add_argument('--results', default=None, help='default: bench/results/train_ppo_gain.json (with --smoke: OUT/results.json)')
     ap.add_argument('--parallel', action='store_true', help='after fine-tuning, run the two arms at once, one process and one GPU each')
     ap.add_argument('--arm', choices=sorted(ARMS), default=None, help='run only this arm (what --parallel starts; needs the fine-tuned checkpoint)')
+    ap.add_argument('--arm-gpus', default='0,1', help="with --parallel: the GPU of each arm (ppo, frozen), e.g. '0,1', or '0,0' for both on one GPU")
+    ap.add_argument('--arm-minutes', type=float, default=None, help='with --parallel: stop the arms after this many minutes (finished iterations are kept)')
     a = ap.parse_args()
     a.tail = a.tail or (1 if a.smoke else 2)
     import transformers
@@ -218,8 +235,9 @@ def main():
         if not (out/'checkpoints'/'last').is_dir():      # start the arm from the fine-tuned checkpoint
             out.mkdir(parents=True, exist_ok=True)
             for name in ('base', 'rft'): shutil.copytree(root/'sft'/name, out/name, dirs_exist_ok=True)
-            shutil.copytree(root/'sft'/'checkpoints'/'last', out/'checkpoints'/'last', dirs_exist_ok=True)
             shutil.copy(root/'sft'/'metrics.jsonl', out/'metrics.jsonl')
+            tmp = out/'checkpoints'/'last.copying'            # renamed when whole: a call cut off here starts the copy again
+            shutil.rmtree(tmp, ignore_errors=True); shutil.copytree(root/'sft'/'checkpoints'/'last', tmp); tmp.rename(out/'checkpoints'/'last')
         ov = dict(sets, actor_lr=lr) if lr is not None else sets
         tr = Trainer(make_config(a.preset, out_dir=str(out), stages=[2, 3, 4], **ov))
         if a.arm is None: tr.metrics.listeners.append(lambda rec: write() if rec['stage'] == STAGES[4] else None)   # one writer: --parallel's parent

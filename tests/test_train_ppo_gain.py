@@ -43,7 +43,10 @@ def test_smoke_run_writes_both_arms_and_resumes(tmp_path):
 def test_parallel_arms_run_as_two_processes(tmp_path):
     "--parallel: fine-tuning here, then each arm in its own process (its own GPU on a GPU machine), one results writer."
     cmd = [sys.executable, str(ROOT/'bench'/'train_ppo_gain.py'), '--smoke', '--parallel', '--out', str(tmp_path/'run'), '--results', str(tmp_path/'r.json')]
-    r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    cut = subprocess.run([*cmd, '--arm-minutes', '0.02'], capture_output=True, text=True, cwd=ROOT)     # both arms stopped a second in
+    assert cut.returncode == 0 and 'stopped after 0.02 min' in cut.stderr, cut.stderr[-3000:]
+    assert json.loads((tmp_path/'r.json').read_text())['arms_finished'] == dict(ppo=False, frozen=False)
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)                                  # the next call resumes them
     assert r.returncode == 0, r.stderr[-3000:]
     res = json.loads((tmp_path/'r.json').read_text())
     assert res['arms_finished'] == dict(ppo=True, frozen=True) and [len(res['curves'][a]) for a in ('ppo', 'frozen')] == [2, 2]
