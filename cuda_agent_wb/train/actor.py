@@ -17,7 +17,7 @@ from .episodes import stop_token_ids
 
 # %% auto #0
 __all__ = ['CUDAGRAPH_TLS_KEYS', 'GEN_CACHES', 'cudagraph_tls', 'adopt_cudagraph_tls', 'ActorPolicy', 'holding_device',
-           'static_batch', 'lockstep_header', 'play_lockstep']
+           'timer_waiting', 'YieldToTimers', 'static_batch', 'lockstep_header', 'play_lockstep']
 
 # %% ../../nbs/12_train_4_actor.ipynb #da7c3f60
 CUDAGRAPH_TLS_KEYS = ('tree_manager_containers', 'tree_manager_locks')
@@ -62,6 +62,28 @@ def holding_device(lock: DeviceLock):
     finally: lock.release()
 
 
+# %% ../../nbs/12_train_4_actor.ipynb #41b60c69
+import fcntl
+from transformers import StoppingCriteria, StoppingCriteriaList
+
+def timer_waiting(lock: DeviceLock) -> bool:
+    "Whether some evaluator waits to time on `lock`'s device (it holds the gate while it waits)."
+    try: fcntl.flock(lock.gate, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError: return True
+    fcntl.flock(lock.gate, fcntl.LOCK_UN); return False
+
+
+# %% ../../nbs/12_train_4_actor.ipynb #a9b8566c
+class YieldToTimers(StoppingCriteria):
+    "A `generate` hook run between decode steps: lets a waiting timer have the device, then holds it again; never stops generation."
+    def __init__(self, lock: DeviceLock, device): self.lock, self.device, self.yields = lock, torch.device(device), 0
+    def __call__(self, input_ids, scores, **kw):
+        if timer_waiting(self.lock):
+            if self.device.type == 'cuda': torch.cuda.synchronize(self.device)   # no decode kernel left running under its timing
+            self.lock.release(); self.lock.shared(); self.yields += 1
+        return torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+
+
 # %% ../../nbs/12_train_4_actor.ipynb #b3121b81
 @patch
 def _generate(self: ActorPolicy, prompts: list[list[int]]) -> tuple[list[list[int]], float]:
@@ -81,7 +103,7 @@ def _generate(self: ActorPolicy, prompts: list[list[int]]) -> tuple[list[list[in
         self.model.eval()                # eval mode: no dropout, and the KV cache (training mode with checkpointing drops it)
         try: gen = self.model.generate(input_ids=ids, attention_mask=am, max_new_tokens=self.max_new_tokens, use_cache=True,
                                        pad_token_id=self.pad_id, eos_token_id=self.stops, **kw,
-                                       **self.cache_kwargs(len(prompts), T + self.max_new_tokens))
+                                       stopping_criteria=StoppingCriteriaList([YieldToTimers(self.device_lock, dev)]), **self.cache_kwargs(len(prompts), T + self.max_new_tokens))
         finally: self.model.train(was_training)
         self.busy_s += time.time() - t0
     outs = []
