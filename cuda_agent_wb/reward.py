@@ -696,7 +696,8 @@ def _check_trials(self: Evaluator, res: EvalResult, ref: dict, msg: dict):
     for t, (r, c) in enumerate(zip(ref['outputs'], msg['outputs'])):
         f = check_outputs(r, c, self.atol, self.rtol)
         if f: res.add_flag(Flag(f.name, f"trial {t}: {f.detail}")); return
-    res.add_flag(check_deterministic(msg['outputs'][0], msg['repeat'], self.atol, self.rtol))
+    first, repeat = (on_device_of(ref['outputs'][0], o) for o in (msg['outputs'][0], msg['repeat']))   # on the GPU, where the reference is kept
+    res.add_flag(check_deterministic(first, repeat, self.atol, self.rtol))
     for cm, rm in zip(msg['mutated'], ref['mutated']): res.add_flag(check_inputs_unmutated(cm, rm))
     if ref.get('ref64') is not None and not self.s.timing.allow_tf32:
         res.add_flag(check_precision(sample_leaves(ref['outputs'][0]), ref['ref64'], sample_leaves(msg['outputs'][0])))
