@@ -1,16 +1,19 @@
 """Does PPO add anything to fine-tuning? (issue 26, item 1.) The `gpu-100m-ppo-gain` preset fine-tunes a random-init
-~100M model on each bundled CUDA script replayed twice: once stopping after its first, slower kernel (profiled, then
-`finish`; reward 2 where it beats eager) and once going on to the faster second kernel (reward 3 where it beats
-`torch.compile`). The fine-tuned policy then stops about as often as it goes on, which leaves room for RL. From that
-one checkpoint two arms run agentic PPO (stage 4) with the same seeds: `ppo` (the preset's learning rates) and `frozen`
-(`actor_lr=0`: the actor never changes, so its curve is what sampling noise alone gives).
+~100M model on each bundled CUDA script replayed three ways (`VARIANTS`): giving up before writing any code (it profiles
+PyTorch, then calls `finish`: no solution, reward -1), stopping after its first, slower kernel (profiled, then `finish`;
+reward 1 or 2), and going on to the faster second kernel (up to 3 where it beats `torch.compile`). The preset keeps the
+give-up replays in fine-tuning (`rft_min_reward=-2`), so the fine-tuned policy should give up on about a third of its
+episodes and stop early on about half of the rest (`gave_up_share` at iteration 0 says what it does): room that only RL
+can take, since fine-tuning copied all three.
+From that one checkpoint two arms run agentic PPO (stage 4) with the same seeds: `ppo` (the preset's learning rates)
+and `frozen` (`actor_lr=0`: the actor never changes, so its curve is what sampling noise alone gives).
 
     python bench/train_ppo_gain.py                 # on an H100; rerun to resume (each call can be cut off)
     python bench/train_ppo_gain.py --parallel      # on a 2-GPU machine: fine-tune on GPU 0, then the arms side by side (GPU 0, GPU 1)
     python bench/train_ppo_gain.py --parallel --arm-gpus 0,0 --arm-minutes 15   # both arms at once on one GPU, time-boxed
     python bench/train_ppo_gain.py --smoke         # the script end to end on a CPU in a few minutes: toy settings, no claim
 
-Per PPO iteration of each arm: reward mean, pass rate, `faster_share` (episodes whose best reward beat everything the
+Per PPO iteration of each arm: reward mean, pass rate, `gave_up_share` (episodes that wrote no code), `faster_share` (episodes whose best reward beat everything the
 stopping replay of their task reached, over the episodes of tasks where going on paid in the replays),
 `second_kernel_share` (episodes that evaluated a second, different correct solution), KL, clip fraction, entropy.
 `ppo_gain` is an arm's mean reward over its last `--tail` iterations minus its iteration 0 (rolled out before any
@@ -37,8 +40,12 @@ def first_v2(script: Path):
     return next((i for i, it in enumerate(items) if any(str(f).startswith('v2/') for f in refs(it))), None)
 
 
+VARIANTS = ('give_up', 'stop', 'go_on')      # replay k of a task plays VARIANTS[k % 3]
+WRITES = ('write_file', 'edit_file')
+
+
 def script_variants(task_id: str, backend: str, language: str = 'cuda'):
-    "The task's script (in `language`) as (stopping after the first kernel, going on to the second), or None when it has no second kernel."
+    "The task's script (in `language`) cut three ways, {variant: policy}; None when it has no second kernel."
     from cuda_agent_wb.agent import load_script, ScriptedPolicy
     from cuda_agent_wb.agent_triton import language_script_path
     p = language_script_path(task_id, backend, language)
@@ -46,21 +53,25 @@ def script_variants(task_id: str, backend: str, language: str = 'cuda'):
     full = load_script(p)
     head = full.actions[:cut]
     if not any(a.get('tool') == 'verify' for a in head): return None
+    first_write = next(i for i, a in enumerate(full.actions) if a.get('tool') in WRITES)
+    look = full.actions[:first_write] or [{'tool': 'profile', 'args': {}}]     # what it did before writing any code
+    give_up = ScriptedPolicy(look + [{'tool': 'finish', 'args': {'summary': 'no kernel written.'}, 'say': "I'll stop here without writing a kernel."}],
+                             source=f"{p}#give-up-before-writing")
     tail = [] if head[-1].get('tool') == 'profile' else [{'tool': 'profile', 'args': {}}]   # the first kernel is timed before stopping
     stop = ScriptedPolicy(head + tail + [{'tool': 'finish', 'args': {'summary': 'first version, profiled.'}, 'say': 'Good enough.'}],
                           source=f"{p}#stop-after-first-kernel")
-    return stop, full
+    return dict(give_up=give_up, stop=stop, go_on=full)
 
 
 def branch_pool(tr) -> list:
-    "Stage 2's pool: each script of this process's tasks replayed stopping (even samples) and going on (odd samples)."
+    "Stage 2's pool: each script of this process's tasks replayed three ways (`VARIANTS`: sample k plays VARIANTS[k % 3])."
     c, mine = tr.cfg, [tr.tasks()[i] for i in tr.shard_of(len(tr.tasks()))]
     variants = {t.id: v for t in mine if (v := script_variants(t.id, c.backend, c.language))}
     if missing := [t.id for t in mine if t.id not in variants]:
         print(f"train_ppo_gain: no two-kernel script for {', '.join(missing)} on {c.backend}: left out of the pool", file=sys.stderr)
     have = [t for t in mine if t.id in variants]
     return tr.rollout_kernel(have, tr.out/'trajectories'/'rft'/'scripted', max(c.rft_max_turns, 50),
-                             make_policy=lambda t, k: variants[t.id][k % 2], samples=2 * c.rft_script_samples)
+                             make_policy=lambda t, k: variants[t.id][VARIANTS[k % 3]], samples=3 * c.rft_script_samples)
 
 
 def read_trajs(folder: Path) -> list:
@@ -69,11 +80,11 @@ def read_trajs(folder: Path) -> list:
 
 
 def replay_rewards(sft: Path) -> dict:
-    "Per task, the best rewards of its replays: {'stop': [...], 'go_on': [...]}."
+    "Per task, the rewards of its replays by variant, {'give_up': [...], 'stop': [...], 'go_on': [...]} (no reward counts as -1, as in training)."
     out = {}
     for t in read_trajs(sft/'trajectories'/'rft'/'scripted'):
         r = (t.get('summary') or {}).get('best_reward')
-        out.setdefault(t['header']['task_id'], dict(stop=[], go_on=[]))['go_on' if t['header']['sample'] % 2 else 'stop'].append(r)
+        out.setdefault(t['header']['task_id'], {v: [] for v in VARIANTS})[VARIANTS[t['header']['sample'] % 3]].append(-1.0 if r is None else r)
     return out
 
 
@@ -83,14 +94,20 @@ def second_kernel(traj: dict) -> bool:
     return len(sols) >= 2
 
 
+def gave_up(traj: dict) -> bool:
+    "Whether the episode ended without writing any code."
+    return not any((s.get('action') or {}).get('tool') in WRITES for s in traj['steps'])
+
+
 def episode_shares(trajs: list, replays: dict) -> dict:
-    "faster_share (over episodes of tasks where going on paid in the replays) and second_kernel_share (over all)."
-    bar = {k: max([x for x in v['stop'] if x is not None], default=None) for k, v in replays.items()}
-    room = {k for k, v in replays.items() if bar[k] is not None and max([x for x in v['go_on'] if x is not None], default=-9) > bar[k]}
+    "gave_up_share and second_kernel_share (over all episodes); faster_share (over episodes of tasks where going on paid in the replays)."
+    bar = {k: max(v['stop'], default=None) for k, v in replays.items()}
+    room = {k for k, v in replays.items() if bar[k] is not None and max(v['go_on'], default=-9) > bar[k]}
     roomy = [t for t in trajs if t['header']['task_id'] in room]
     best = lambda t: (t.get('summary') or {}).get('best_reward')
-    return dict(faster_share=sum((best(t) or -9) > bar[t['header']['task_id']] for t in roomy) / len(roomy) if roomy else None,
-                episodes_with_room=len(roomy), second_kernel_share=sum(map(second_kernel, trajs)) / len(trajs) if trajs else None)
+    share = lambda f, ts: sum(map(f, ts)) / len(ts) if ts else None
+    return dict(gave_up_share=share(gave_up, trajs), faster_share=share(lambda t: (best(t) or -9) > bar[t['header']['task_id']], roomy),
+                episodes_with_room=len(roomy), second_kernel_share=share(second_kernel, trajs))
 
 
 def arm_curve(out: Path, replays: dict) -> list:
@@ -134,7 +151,7 @@ def report(path: Path, res: dict):
     "Curves of both arms, one panel per measure."
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
-    keys = ['reward_mean', 'faster_share', 'second_kernel_share', 'pass_rate', 'heldout_reward_mean', 'heldout_pass_rate', 'kl', 'clip_frac',
+    keys = ['reward_mean', 'gave_up_share', 'faster_share', 'second_kernel_share', 'pass_rate', 'heldout_reward_mean', 'heldout_pass_rate', 'kl', 'clip_frac',
             'entropy', 'policy_loss']
     fig = make_subplots(rows=3, cols=4, subplot_titles=keys)
     for arm, color in (('ppo', '#ef553b'), ('frozen', '#636efa')):

@@ -8,17 +8,17 @@ spec = importlib.util.spec_from_file_location('train_ppo_gain', ROOT/'bench'/'tr
 gain_bench = importlib.util.module_from_spec(spec); spec.loader.exec_module(gain_bench)
 
 
-def traj(task, best, solutions=()):
+def traj(task, best, solutions=(), wrote=True):
     "A finished trajectory of `task` with best reward `best`, whose evaluated correct steps carry `solutions`."
-    steps = [dict(solution={'kernels/k.cu': s}, result=dict(correct=True)) for s in solutions]
-    return dict(header=dict(task_id=task), steps=steps, summary=dict(best_reward=best))
+    steps = [dict(action=dict(tool='write_file' if wrote else 'profile'), solution={'kernels/k.cu': s}, result=dict(correct=True)) for s in solutions]
+    return dict(header=dict(task_id=task), steps=steps or [dict(action=dict(tool='profile'))], summary=dict(best_reward=best))
 
 
 def test_measures_on_hand_made_episodes():
-    replays = {'relu': dict(stop=[2.0, 2.0], go_on=[3.0, 2.0]), 'matmul': dict(stop=[2.0], go_on=[2.0])}   # only relu has room
-    eps = [traj('relu', 3.0, ['v1', 'v2']), traj('relu', 2.0, ['v1']), traj('matmul', 3.0, ['a', 'b']), traj('relu', None)]
-    assert gain_bench.episode_shares(eps, replays) == dict(faster_share=1 / 3, episodes_with_room=3, second_kernel_share=0.5)
-    assert gain_bench.episode_shares([], replays) == dict(faster_share=None, episodes_with_room=0, second_kernel_share=None)
+    replays = {'relu': dict(give_up=[-1.0], stop=[2.0, 2.0], go_on=[3.0, 2.0]), 'matmul': dict(give_up=[-1.0], stop=[2.0], go_on=[2.0])}   # only relu has room
+    eps = [traj('relu', 3.0, ['v1', 'v2']), traj('relu', 2.0, ['v1']), traj('matmul', 3.0, ['a', 'b']), traj('relu', None, wrote=False)]
+    assert gain_bench.episode_shares(eps, replays) == dict(gave_up_share=0.25, faster_share=1 / 3, episodes_with_room=3, second_kernel_share=0.5)
+    assert gain_bench.episode_shares([], replays) == dict(gave_up_share=None, faster_share=None, episodes_with_room=0, second_kernel_share=None)
     curve = [dict(reward_mean=r) for r in (2.5, 2.6, 2.8, 3.0)]
     assert (gain_bench.gain(curve, 2), gain_bench.gain(curve[:2], 2)) == (0.4, None)
 
@@ -32,9 +32,10 @@ def test_smoke_run_writes_both_arms_and_resumes(tmp_path):
     assert [len(res['curves'][a]) for a in ('ppo', 'frozen')] == [2, 2] and res['ppo_gain'] is not None
     assert {r['kl'] for r in res['curves']['frozen']} == {0.0}                     # the frozen actor never moves
     scripted = tmp_path/'run'/'sft'/'trajectories'/'rft'/'scripted'
-    tools = {k: [json.loads(l).get('action', {}) for l in (scripted/f'relu__s{k}.jsonl').read_text().splitlines()] for k in (0, 1)}
-    tools = {k: [a.get('tool') for a in v if a] for k, v in tools.items()}
-    assert tools[0][-2:] == ['profile', 'finish'] and len(tools[0]) < len(tools[1]) and tools[0][:-1] == tools[1][:len(tools[0]) - 1]
+    tools = {k: [json.loads(l).get('action', {}) for l in (scripted/f'relu__s{k}.jsonl').read_text().splitlines()] for k in (0, 1, 2)}
+    tools = {k: [a.get('tool') for a in v if a] for k, v in tools.items()}      # samples 0, 1, 2: give up, stop, go on
+    assert tools[0] == ['profile', 'finish'] and res['replays']['relu']['give_up'] == [-1.0]
+    assert tools[1][-2:] == ['profile', 'finish'] and len(tools[1]) < len(tools[2]) and tools[1][:-1] == tools[2][:len(tools[1]) - 1]
     again = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)             # a second call: everything is done
     assert again.returncode == 0, again.stderr[-3000:]
     assert json.loads((tmp_path/'r.json').read_text())['curves'] == res['curves']

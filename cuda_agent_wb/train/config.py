@@ -175,7 +175,8 @@ PRESETS['cpu-demo'] = dict(PRESETS['tiny-cpu'], stages=[2, 3, 4], tasks=['relu']
 PRESETS['gpu-100m-ppo-gain'] = dict(PRESETS['gpu-100m-demo'], rft_script_samples=1, rft_jitter=3, rft_recover=1,
                                     ppo_iterations=6, ppo_episodes=16, samples_per_task=2, mini_batch=8, ppo_epochs=2,
                                     workers=16, actor_lr=2e-5, critic_lr=1e-5, save_every=1,
-                                    held_out=['conv2d', 'attention'])   # bundled CUDA tasks kept out of training, played every iteration
+                                    held_out=['conv2d', 'attention'],   # bundled CUDA tasks kept out of training, played every iteration
+                                    rft_min_reward=-2.0)                # keep bench/train_ppo_gain.py's give-up replays (reward -1) in fine-tuning
 
 # %% ../../nbs/12_train_5_config.ipynb #a002e911
 _AT_LEAST_1 = ('max_new_tokens max_seq_len ppo_epochs mini_batch micro_batch warmup_episodes rft_max_turns rft_max_repeats sft_batch '
