@@ -14,6 +14,8 @@ from .models import critic_values
 from .episodes import collate, episode_from_trajectory
 from .config import STAGES
 from .trainer import rollout_stats, Trainer, _mean, full_params
+from .actor import holding_device
+from ..profile import DeviceLock, device_lock_key
 
 # %% auto #0
 __all__ = ['HELDOUT_STATS', 'batch_stats']
@@ -126,6 +128,15 @@ def play_held_out(self: Trainer, stage: int, it: int) -> dict:
         trajs = self.rollout_kernel(list({t.id: t for t, _ in jobs}.values()), self.out/'trajectories'/'heldout'/f"it{it:04d}", self.cfg.max_turns, jobs=jobs)
     return {f"heldout_{k}": v for k, v in rollout_stats(trajs).items() if k in HELDOUT_STATS}
 
+# %% ../../nbs/12_train_8_ppo.ipynb #73757b7d
+@patch
+def training_hold(self: Trainer):
+    "A context holding this process's GPU shared while it trains (nothing on the CPU backend)."
+    if self.cfg.backend != 'cuda': return contextlib.nullcontext()
+    if getattr(self, '_device_lock', None) is None: self._device_lock = DeviceLock(device_lock_key(str(self.acc.device)), say_after=60)
+    return holding_device(self._device_lock)
+
+
 # %% ../../nbs/12_train_8_ppo.ipynb #6da387c9
 @patch
 def ppo_iteration(self: Trainer, stage: int, it: int) -> dict:
@@ -138,8 +149,9 @@ def ppo_iteration(self: Trainer, stage: int, it: int) -> dict:
     held = self.play_held_out(stage, it)                   # the same policy, before this iteration's update
     eps = [episode_from_trajectory(t, self.tok, c.max_seq_len) for t in trajs]
     mbs = self.micro_batches(eps, f"{stage}-{it}", c.micro_batch)
-    self.score(mbs)
-    upd = self.ppo_update(mbs)
+    with self.training_hold():            # another process's evaluator never times on this GPU while it trains
+        self.score(mbs)
+        upd = self.ppo_update(mbs)
     t2 = time.time()
     ntok = sum(b['attention_mask'].sum().item() for b in mbs) * c.ppo_epochs
     rec = dict(rollout_stats(trajs), **held, **batch_stats(mbs), **upd, truncated_frac=_mean([e.meta['truncated'] for e in eps]),
