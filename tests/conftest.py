@@ -67,7 +67,7 @@ class Service(ServerProcess):
     def start(self, ready_s: float = 180):
         return self.launch(['serve', '--backend', 'cpu', '--workers', str(self.workers), '--port', str(self.port), '--db', str(self.db)], ready_s)
 
-    def status(self): return httpx.get(self.url + '/status', timeout=10).json()
+    def status(self): return httpx.get(self.url + '/status', timeout=120).json()   # generous: a loaded machine answers late, never wrongly
 
 
 class EnvServer(ServerProcess):
