@@ -76,12 +76,14 @@ def timer_waiting(lock: DeviceLock) -> bool:
 # %% ../../nbs/12_train_4_actor.ipynb #a9b8566c
 class YieldToTimers(StoppingCriteria):
     "A `generate` hook run between decode steps: lets a waiting timer have the device, then holds it again; never stops generation."
-    def __init__(self, lock: DeviceLock, device): self.lock, self.device, self.yields = lock, torch.device(device), 0
+    def __init__(self, lock: DeviceLock, device): self.lock, self.device, self.yields, self.go_on = lock, torch.device(device), 0, None
     def __call__(self, input_ids, scores, **kw):
         if timer_waiting(self.lock):
             if self.device.type == 'cuda': torch.cuda.synchronize(self.device)   # no decode kernel left running under its timing
             self.lock.release(); self.lock.shared(); self.yields += 1
-        return torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+        if self.go_on is None or len(self.go_on) != input_ids.shape[0]:      # made once per call, not per decode step
+            self.go_on = torch.zeros(input_ids.shape[0], dtype=torch.bool, device=input_ids.device)
+        return self.go_on
 
 
 # %% ../../nbs/12_train_4_actor.ipynb #b3121b81
