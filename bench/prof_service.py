@@ -28,6 +28,12 @@ OPS = {                        # operations inside the phases, counted wherever 
 }
 
 
+def breakdown_mean(rs) -> dict:
+    "Mean seconds of each numeric breakdown entry over the results (nested entries, such as the build's, skipped)."
+    keys = sorted({k for r in rs for k, v in r.breakdown.items() if isinstance(v, (int, float))})
+    return {k: round(sum(v for r in rs if isinstance(v := r.breakdown.get(k), (int, float))) / len(rs), 3) for k in keys}
+
+
 def spy_path() -> str:
     "py-spy from the device wheels (.site/bin) or PATH."
     for p in (ROOT / '.site' / 'bin' / 'py-spy', shutil.which('py-spy')):
@@ -110,7 +116,7 @@ def main():
             for s in spies: s.wait(120)
         rs = list(got.values())
         res.update(wall_s=round(wall, 2), per_candidate_s=round(wall / a.queue * n_workers, 3), correct=sum(r.correct for r in rs),
-                   breakdown_mean={k: round(sum(r.breakdown.get(k, 0) or 0 for r in rs) / len(rs), 3) for k in sorted({k for r in rs for k in r.breakdown})},
+                   breakdown_mean=breakdown_mean(rs),
                    workers={str(p): summarise(read_stacks(out / f'spy_{p}.txt'), wall) for p in pids if (out / f'spy_{p}.txt').is_file()})
     finally:
         proc.terminate(); proc.wait(30)

@@ -6,7 +6,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/reward.html.md"""
 
 # %% ../nbs/07_reward.ipynb #eb1a51bf
 from __future__ import annotations
-import ctypes, gc, json, math, os, secrets, statistics, sys, threading, time, traceback, types
+import ctypes, gc, json, linecache, math, os, secrets, statistics, sys, threading, time, traceback, types
 import multiprocessing as mp
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
@@ -28,11 +28,11 @@ from .profile import (DeviceLock, device_lock_key, Timer, set_precision_policy, 
 # %% auto #0
 __all__ = ['STAGES', 'ALLOC_FN', 'DTYPES', 'DTYPE_CODE', 'POISON_BYTES', 'RULES', 'OOM_MARKERS', 'beats', 'milestone_reward',
            'continuous_reward', 'EvalResult', 'CTensor', 'CArgs', 'fill_ctensor', 'ExtState', 'make_caller',
-           'load_extension', 'CompileFailed', 'import_candidate', 'poison_memory', 'run_forward', 'warm_up',
-           'candidate_main', 'reference_outputs', 'reference_probe', 'reference_baseline_key', 'reference_baselines',
-           'release_device_memory', 'reference_main', 'ReferenceWorker', 'check_rules', 'torch_time_share', 'Evaluator',
-           'timing_settings', 'fresh_seeds', 'tolerance_source', 'triton_build', 'check_kernel_time',
-           'check_stream_coverage', 'check_stream_order', 'scored_time', 'out_of_device_memory']
+           'load_extension', 'CompileFailed', 'exec_source', 'import_candidate', 'poison_memory', 'run_forward',
+           'warm_up', 'candidate_main', 'reference_outputs', 'reference_probe', 'reference_baseline_key',
+           'reference_baselines', 'release_device_memory', 'reference_main', 'ReferenceWorker', 'check_rules',
+           'torch_time_share', 'Evaluator', 'timing_settings', 'fresh_seeds', 'tolerance_source', 'triton_build',
+           'check_kernel_time', 'check_stream_coverage', 'check_stream_order', 'scored_time', 'out_of_device_memory']
 
 # %% ../nbs/07_reward.ipynb #91710616
 def beats(speedup, margin: float = 0.05) -> bool:
@@ -249,6 +249,12 @@ def _torch_mode_extension(job):
     try: return load(**job['torch_spec'])
     except Exception as e: raise CompileFailed(str(e)) from e
 
+# %% ../nbs/07_reward.ipynb #50ca6a96
+def exec_source(source: str, path: str, namespace: dict):
+    "Execute `source` as the file `path`, its text in linecache (so `inspect.getsource`, and Triton's @jit, find it where the file is hidden)."
+    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
+    exec(compile(source, path, 'exec'), namespace)
+
 # %% ../nbs/07_reward.ipynb #bc160934
 def import_candidate(job: dict, state: ExtState):
     "Install `cawb_ext` and execute the candidate's model_new source; returns the ModelNew class."
@@ -259,7 +265,7 @@ def import_candidate(job: dict, state: ExtState):
     elif job['build_mode'] == 'torch': sys.modules['cuda_extension' if job['layout'] == 'cuda-agent' else 'cawb_ext'] = _torch_mode_extension(job)
     mod = types.ModuleType('model_new'); mod.__file__ = job['model_new_path']
     sys.modules['model_new'] = mod
-    try: exec(compile(job['model_new'], mod.__file__, 'exec'), mod.__dict__)
+    try: exec_source(job['model_new'], mod.__file__, mod.__dict__)
     except Exception as e:
         if 'Error building extension' in str(e) or 'ninja' in str(e).lower(): raise CompileFailed(str(e)) from e
         raise
