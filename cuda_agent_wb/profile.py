@@ -315,6 +315,7 @@ def _op_rows(prof, calls: int, cuda: bool) -> list[dict]:
     rows = []
     for e in prof.key_averages():
         t = (e.device_time_total if cuda else e.self_cpu_time_total) / calls
+        if getattr(e, 'is_user_annotation', False): continue      # a record_function range (a Triton launch's) is not a kernel: on a GPU its span would count the kernel twice
         is_kernel = (e.device_type.name == 'CUDA') if cuda else e.key.startswith('aten::')
         if is_kernel and t > 0: rows.append({'name': e.key, 'calls': e.count // calls, 'us_per_call': round(t, 2)})
     return rows
