@@ -6,18 +6,19 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/sandbox.html.md"""
 
 # %% ../nbs/04_sandbox.ipynb #b646e519
 from __future__ import annotations
-import ctypes, importlib, io, os, resource, secrets, signal, sys, tempfile, threading, time
+import ctypes, hashlib, importlib, io, os, resource, secrets, shutil, signal, sys, tempfile, threading, time
 import multiprocessing as mp
 from multiprocessing.connection import Listener, Client
 from dataclasses import dataclass
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['SHM_DIR', 'SHM_PREFIX', 'SHM_MIN_BYTES', 'PR_SET_PDEATHSIG', 'PR_SET_DUMPABLE', 'PR_SET_NO_NEW_PRIVS', 'CLONE_NEWNS',
-           'CLONE_NEWNET', 'CLONE_NEWUSER', 'MS_RDONLY', 'MS_NOSUID', 'MS_NODEV', 'MS_NOEXEC', 'MS_REMOUNT', 'MS_BIND',
-           'MS_REC', 'MS_PRIVATE', 'pack', 'unpack', 'pack_big', 'unpack_big', 'child_setup', 'tmp_roots',
-           'drop_capabilities', 'isolate', 'Channel', 'run_child', 'probe_job', 'prepare_torch_for_fork', 'zygote_main',
-           'exit_reason', 'ChildDied', 'Sandbox', 'worker_env', 'start_lasting', 'Session']
+__all__ = ['SHM_DIR', 'SHM_PREFIX', 'SHM_MIN_BYTES', 'SHM_BOX_PREFIX', 'PR_SET_PDEATHSIG', 'PR_SET_DUMPABLE',
+           'PR_SET_NO_NEW_PRIVS', 'CLONE_NEWNS', 'CLONE_NEWNET', 'CLONE_NEWUSER', 'MS_RDONLY', 'MS_NOSUID', 'MS_NODEV',
+           'MS_NOEXEC', 'MS_REMOUNT', 'MS_BIND', 'MS_REC', 'MS_PRIVATE', 'pack', 'unpack', 'pack_big',
+           'message_file_ok', 'unpack_big', 'child_setup', 'tmp_roots', 'shm_box', 'drop_capabilities', 'isolate',
+           'Channel', 'run_child', 'probe_job', 'prepare_torch_for_fork', 'zygote_main', 'exit_reason', 'ChildDied',
+           'Sandbox', 'worker_env', 'start_lasting', 'Session']
 
 # %% ../nbs/04_sandbox.ipynb #1132f1b6
 def pack(obj) -> bytes:
@@ -33,6 +34,8 @@ def unpack(b: bytes):
 
 # %% ../nbs/04_sandbox.ipynb #fa12c08d
 SHM_DIR, SHM_PREFIX, SHM_MIN_BYTES = '/dev/shm', 'cawb-msg-', 16 << 20
+SHM_BOX_PREFIX = 'cawb-box-'      # a sandboxed child's own folder for its large messages, its only view of the shared /dev/shm
+_shm_out = SHM_DIR                # where this process writes its large messages (`_private_shm` moves it into the box)
 
 # %% ../nbs/04_sandbox.ipynb #1caebd48
 def _tensor_bytes(obj) -> int:
@@ -46,10 +49,17 @@ def _tensor_bytes(obj) -> int:
 def pack_big(obj) -> bytes:
     "`pack`, but large tensor payloads travel as a /dev/shm file (only its name is packed)."
     import torch
-    if _tensor_bytes(obj) < SHM_MIN_BYTES or not os.path.isdir(SHM_DIR): return pack(obj)
-    path = os.path.join(SHM_DIR, f"{SHM_PREFIX}{os.getpid()}-{secrets.token_hex(8)}.pt")
+    if _tensor_bytes(obj) < SHM_MIN_BYTES or not os.path.isdir(_shm_out): return pack(obj)
+    path = os.path.join(_shm_out, f"{SHM_PREFIX}{os.getpid()}-{secrets.token_hex(8)}.pt")
     torch.save(obj, path)
     return pack({'__shm__': path})
+
+# %% ../nbs/04_sandbox.ipynb #c09c5a44
+def message_file_ok(path: str) -> bool:
+    "A large message's file: `cawb-msg-*` in /dev/shm or in a child's box directly under it, and not a link."
+    folder, name = os.path.split(path)
+    boxed = os.path.dirname(folder) == SHM_DIR and os.path.basename(folder).startswith(SHM_BOX_PREFIX)
+    return (folder == SHM_DIR or boxed) and name.startswith(SHM_PREFIX) and '..' not in path and not os.path.islink(path)
 
 # %% ../nbs/04_sandbox.ipynb #9813d1af
 def unpack_big(b: bytes):
@@ -58,8 +68,7 @@ def unpack_big(b: bytes):
     obj = unpack(b)
     if not (isinstance(obj, dict) and set(obj) == {'__shm__'}): return obj
     path = str(obj['__shm__'])
-    if os.path.dirname(path) != SHM_DIR or not os.path.basename(path).startswith(SHM_PREFIX) or '..' in path:
-        raise ValueError(f"refusing message file {path!r}")
+    if not message_file_ok(path): raise ValueError(f"refusing message file {path!r}")
     try: return torch.load(path, mmap=True, weights_only=True, map_location='cpu')
     finally:
         try: os.unlink(path)
@@ -164,6 +173,26 @@ def _restore_tmp(old_tmp: int, roots, writable):
         _mount(None, r, None, MS_REMOUNT | MS_BIND | MS_RDONLY | _mount_flags(dict(_mounts()).get(r, set())))
     for w in writable: _mount(f"/proc/self/fd/{old_tmp}/{w[len('/tmp/'):]}", w, None, MS_BIND | MS_REC)
 
+# %% ../nbs/04_sandbox.ipynb #485e2b88
+def shm_box(nonce: str) -> str:
+    "The shared /dev/shm folder a sandboxed child of session `nonce` writes its large messages to."
+    return os.path.join(SHM_DIR, SHM_BOX_PREFIX + hashlib.sha256(nonce.encode()).hexdigest()[:16])
+
+# %% ../nbs/04_sandbox.ipynb #d4545d49
+def _private_shm(box: str) -> bool:
+    "Mount a fresh /dev/shm over the shared one (its files out of sight) with only `box` bound back in; large messages go to `box`."
+    global _shm_out
+    if not os.path.isdir(SHM_DIR): return False
+    os.makedirs(box, mode=0o700, exist_ok=True)
+    old = os.open(SHM_DIR, os.O_PATH | os.O_DIRECTORY)
+    try:
+        _mount('tmpfs', SHM_DIR, 'tmpfs', MS_NOSUID | MS_NODEV, 'size=64m,mode=1777')
+        try: os.mkdir(box, 0o700); _mount(f"/proc/self/fd/{old}/{os.path.basename(box)}", box, None, MS_BIND)
+        except OSError: _libc.umount2(SHM_DIR.encode(), 2); raise          # MNT_DETACH: the shared /dev/shm back
+    finally: os.close(old)
+    _shm_out = box
+    return True
+
 # %% ../nbs/04_sandbox.ipynb #2372d778
 class _CapHeader(ctypes.Structure): _fields_ = [('version', ctypes.c_uint32), ('pid', ctypes.c_int)]
 
@@ -177,15 +206,18 @@ def drop_capabilities() -> bool:
     return _libc.capset(ctypes.byref(_CapHeader(0x20080522, 0)), (_CapData * 2)()) == 0
 
 # %% ../nbs/04_sandbox.ipynb #9f4b3804
-def isolate(writable: list, visible=()) -> dict:
+def isolate(writable: list, visible=(), box: str|None = None) -> dict:
     "Isolate this process as far as the kernel allows (keeping the code and `visible` readable); returns what was achieved."
-    got = {'fs': 'shared', 'net': 'shared', 'caps': 'kept'}
+    got = {'fs': 'shared', 'net': 'shared', 'shm': 'shared', 'caps': 'kept'}
     if _enter_namespaces():
         got['net'] = 'none'
         writable = [w for w in writable if os.path.isdir(w)]
         keep = tmp_roots([*_code_paths(), *writable, *visible])
         try: _read_only_except(writable, keep); got['fs'] = 'read-only'
         except OSError as e: got['fs'] = f"shared ({e})"
+        if box:
+            try: got['shm'] = 'private' if _private_shm(box) else 'shared'
+            except OSError as e: got['shm'] = f"shared ({e})"
     if drop_capabilities(): got['caps'] = 'dropped'
     return got
 
@@ -210,7 +242,7 @@ def run_child(req: dict):
         lim = req.get('limits', {})
         child_setup(lim)
         chan = Channel(Client(req['address'], authkey=bytes.fromhex(req['authkey'])))   # connect before /tmp is replaced
-        iso = isolate(lim.get('writable', []), lim.get('visible', [])) if lim.get('isolate', True) else {'fs': 'shared', 'net': 'shared', 'caps': 'kept'}
+        iso = isolate(lim.get('writable', []), lim.get('visible', []), shm_box(req['nonce'])) if lim.get('isolate', True) else {'fs': 'shared', 'net': 'shared', 'shm': 'shared', 'caps': 'kept'}
         chan.send({'hello': req['nonce'], 'pid': os.getpid(), 'isolation': iso})
         mod, fn = req['fn'].split(':')
         getattr(importlib.import_module(mod), fn)(req['job'], chan)
@@ -456,9 +488,10 @@ def kill(self: Session):
 # %% ../nbs/04_sandbox.ipynb #ceef57d0
 @patch
 def close(self: Session):
-    "End the session: close the channel, kill the child if it lingers."
+    "End the session: close the channel, kill the child if it lingers, remove its box of large messages."
     if self.chan is not None: self.chan.close()
     self.kill()
+    shutil.rmtree(shm_box(self.nonce), ignore_errors=True)
 
 # %% ../nbs/04_sandbox.ipynb #0b6a723f
 @patch

@@ -227,3 +227,19 @@ def test_cuda_agent_layout_workdir(ev, tmp_path):
     assert load_solution(d).layout == 'cuda-agent'
     r2 = ev.evaluate(task_of('relu'), d, stages=('compile', 'verify'))
     assert r2.correct and not r2.flags, r2.to_dict()
+
+
+def test_candidate_cannot_see_the_shared_dev_shm(ev):
+    "Large messages (the reference's outputs among them) pass through /dev/shm: a candidate's view of it is its own box only."
+    import secrets
+    from cuda_agent_wb.sandbox import Sandbox, SHM_DIR, SHM_PREFIX
+    sbx = Sandbox(run_timeout=60, memory_mb=2048)
+    try:
+        s = sbx.start('cuda_agent_wb.sandbox:probe_job', {'code': 'result = 1'}); s.recv(); s.close()
+    finally: sbx.close()
+    if s.isolation.get('shm') != 'private': pytest.skip(f"no private /dev/shm here: {s.isolation}")
+    marker = Path(SHM_DIR, f"{SHM_PREFIX}reference-standin-{secrets.token_hex(4)}.pt")
+    marker.write_bytes(b'the answers')                # as the reference's outputs sit there until the evaluator reads them
+    try: r = ev.evaluate(task_of('relu'), SOL / 'relu_peek_shm', stages=('compile', 'verify'))
+    finally: marker.unlink()
+    assert r.correct and r.reward >= 1 and not r.flags, r.to_dict()
