@@ -11,6 +11,7 @@ from pathlib import Path
 import torch
 from fastcore.basics import patch
 from .config import get_settings, cache_dir
+from .sandbox import copy_for_message
 
 # %% auto #0
 __all__ = ['TIMING_METHOD', 'PROFILER_LOCK', 'ATEN_KERNEL_MARKERS', 'ORDER_TOL_NS', 'set_precision_policy', 'device_name',
@@ -217,7 +218,7 @@ def time_calls(self: Timer, fn, input_sets: list, n: int, warmup: int = 3, keep=
 
 # %% ../nbs/06_profile.ipynb #84ffdd09
 def _to_cpu(out):
-    if isinstance(out, torch.Tensor): return out.detach().to('cpu', copy=True)
+    if isinstance(out, torch.Tensor): return copy_for_message(out)      # a large one straight into a /dev/shm file (`sandbox.pack_big` sends its name)
     if isinstance(out, (list, tuple)): return type(out)(_to_cpu(o) for o in out)
     return out
 

@@ -6,19 +6,19 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/sandbox.html.md"""
 
 # %% ../nbs/04_sandbox.ipynb #b646e519
 from __future__ import annotations
-import ctypes, hashlib, importlib, io, os, resource, secrets, shutil, signal, sys, tempfile, threading, time
+import ctypes, hashlib, importlib, io, math, os, resource, secrets, shutil, signal, sys, tempfile, threading, time, weakref
 import multiprocessing as mp
 from multiprocessing.connection import Listener, Client
 from dataclasses import dataclass
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['SHM_DIR', 'SHM_PREFIX', 'SHM_MIN_BYTES', 'SHM_BOX_PREFIX', 'PR_SET_PDEATHSIG', 'PR_SET_DUMPABLE',
-           'PR_SET_NO_NEW_PRIVS', 'CLONE_NEWNS', 'CLONE_NEWNET', 'CLONE_NEWUSER', 'MS_RDONLY', 'MS_NOSUID', 'MS_NODEV',
-           'MS_NOEXEC', 'MS_REMOUNT', 'MS_BIND', 'MS_REC', 'MS_PRIVATE', 'pack', 'unpack', 'pack_big',
-           'message_file_ok', 'unpack_big', 'child_setup', 'tmp_roots', 'shm_box', 'drop_capabilities', 'isolate',
-           'Channel', 'run_child', 'probe_job', 'prepare_torch_for_fork', 'zygote_main', 'exit_reason', 'ChildDied',
-           'Sandbox', 'worker_env', 'start_lasting', 'Session']
+__all__ = ['SHM_DIR', 'SHM_PREFIX', 'SHM_MIN_BYTES', 'SHM_BOX_PREFIX', 'SHM_TENSOR_MIN_BYTES', 'PR_SET_PDEATHSIG',
+           'PR_SET_DUMPABLE', 'PR_SET_NO_NEW_PRIVS', 'CLONE_NEWNS', 'CLONE_NEWNET', 'CLONE_NEWUSER', 'MS_RDONLY',
+           'MS_NOSUID', 'MS_NODEV', 'MS_NOEXEC', 'MS_REMOUNT', 'MS_BIND', 'MS_REC', 'MS_PRIVATE', 'pack', 'unpack',
+           'copy_for_message', 'pack_big', 'message_file_ok', 'unpack_big', 'child_setup', 'tmp_roots', 'shm_box',
+           'drop_capabilities', 'isolate', 'Channel', 'run_child', 'probe_job', 'prepare_torch_for_fork', 'zygote_main',
+           'exit_reason', 'ChildDied', 'Sandbox', 'worker_env', 'start_lasting', 'Session']
 
 # %% ../nbs/04_sandbox.ipynb #1132f1b6
 def pack(obj) -> bytes:
@@ -45,10 +45,76 @@ def _tensor_bytes(obj) -> int:
     if isinstance(obj, (list, tuple)): return sum(_tensor_bytes(v) for v in obj)
     return 0
 
+# %% ../nbs/04_sandbox.ipynb #8e8656f6
+SHM_TENSOR_MIN_BYTES = 1 << 20
+_shm_tensors = {}         # id(tensor) -> (weak reference, file) of `copy_for_message` copies not sent yet
+
+def _drop_unsent(unsent: dict, key: int, path: str):
+    "A copy made for a message died unsent (or the process ends): remove its file."
+    if unsent.pop(key, None) is None: return
+    try: os.unlink(path)
+    except OSError: pass
+
+# %% ../nbs/04_sandbox.ipynb #ef727dc7
+def copy_for_message(t):
+    "A CPU copy of `t`; a large, plain, contiguous one is written straight into a /dev/shm file, so that sending it moves only its name."
+    import torch
+    nbytes = t.numel() * t.element_size()
+    if type(t) is not torch.Tensor or nbytes < SHM_TENSOR_MIN_BYTES or t.layout != torch.strided or not t.is_contiguous() or not os.path.isdir(_shm_out):
+        return t.detach().to('cpu', copy=True)
+    path = os.path.join(_shm_out, f"{SHM_PREFIX}{os.getpid()}-{secrets.token_hex(8)}.bin")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+    try: os.posix_fallocate(fd, 0, nbytes)             # reserved now: a full /dev/shm is an error here, not a SIGBUS while copying
+    except OSError:
+        os.unlink(path); return t.detach().to('cpu', copy=True)
+    finally: os.close(fd)
+    dst = torch.from_file(path, shared=True, size=nbytes, dtype=torch.uint8).view(t.dtype).view(t.shape)
+    dst.copy_(t.detach())
+    _shm_tensors[id(dst)] = (weakref.ref(dst), path)
+    weakref.finalize(dst, _drop_unsent, _shm_tensors, id(dst), path)
+    return dst
+
+# %% ../nbs/04_sandbox.ipynb #c33191ec
+def _shm_refs(obj):
+    "`obj` with each unsent `copy_for_message` tensor in its dicts, lists and tuples replaced by a reference to its file."
+    import torch
+    if type(obj) is dict: return {k: _shm_refs(v) for k, v in obj.items()}
+    if type(obj) in (list, tuple): return type(obj)(_shm_refs(v) for v in obj)
+    ref, path = _shm_tensors.get(id(obj), (None, None)) if isinstance(obj, torch.Tensor) else (None, None)
+    if ref is None or ref() is not obj: return obj
+    del _shm_tensors[id(obj)]
+    return {'__shm_tensor__': path, 'dtype': str(obj.dtype).removeprefix('torch.'), 'shape': list(obj.shape)}
+
+# %% ../nbs/04_sandbox.ipynb #bb90920f
+def _open_shm_ref(ref: dict):
+    "The tensor a message's file reference names, memory-mapped, its file removed; ValueError for an unsound reference."
+    import torch
+    path, shape, dtype = str(ref['__shm_tensor__']), ref.get('shape'), getattr(torch, str(ref.get('dtype')), None)
+    try:
+        if not (message_file_ok(path) and isinstance(dtype, torch.dtype) and isinstance(shape, list) and all(type(n) is int and n >= 0 for n in shape)):
+            raise ValueError(f"refusing message tensor {path!r}")
+        nbytes = math.prod(shape) * dtype.itemsize
+        if nbytes == 0 or os.stat(path).st_size < nbytes: raise ValueError(f"message tensor {path!r} is shorter than its shape {shape}")
+        return torch.from_file(path, shared=False, size=nbytes, dtype=torch.uint8).view(dtype).view(shape)
+    finally:
+        if message_file_ok(path):
+            try: os.unlink(path)
+            except OSError: pass
+
+# %% ../nbs/04_sandbox.ipynb #ac4123ed
+def _resolve_shm_refs(obj):
+    "Inverse of `_shm_refs`."
+    if type(obj) is dict:
+        if '__shm_tensor__' in obj: return _open_shm_ref(obj)
+        return {k: _resolve_shm_refs(v) for k, v in obj.items()}
+    if type(obj) in (list, tuple): return type(obj)(_resolve_shm_refs(v) for v in obj)
+    return obj
+
 # %% ../nbs/04_sandbox.ipynb #f64864ae
 def pack_big(obj) -> bytes:
-    "`pack`, but large tensor payloads travel as a /dev/shm file (only its name is packed)."
+    "`pack`, but `copy_for_message` tensors travel as references to their files, and other large payloads as one /dev/shm file."
     import torch
+    obj = _shm_refs(obj)
     if _tensor_bytes(obj) < SHM_MIN_BYTES or not os.path.isdir(_shm_out): return pack(obj)
     path = os.path.join(_shm_out, f"{SHM_PREFIX}{os.getpid()}-{secrets.token_hex(8)}.pt")
     torch.save(obj, path)
@@ -63,13 +129,13 @@ def message_file_ok(path: str) -> bool:
 
 # %% ../nbs/04_sandbox.ipynb #9813d1af
 def unpack_big(b: bytes):
-    "Inverse of `pack_big` (memory-maps the file, then deletes it)."
+    "Inverse of `pack_big` (memory-maps the files, then deletes them)."
     import torch
     obj = unpack(b)
-    if not (isinstance(obj, dict) and set(obj) == {'__shm__'}): return obj
+    if not (isinstance(obj, dict) and set(obj) == {'__shm__'}): return _resolve_shm_refs(obj)
     path = str(obj['__shm__'])
     if not message_file_ok(path): raise ValueError(f"refusing message file {path!r}")
-    try: return torch.load(path, mmap=True, weights_only=True, map_location='cpu')
+    try: return _resolve_shm_refs(torch.load(path, mmap=True, weights_only=True, map_location='cpu'))
     finally:
         try: os.unlink(path)
         except OSError: pass
