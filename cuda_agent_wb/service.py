@@ -466,11 +466,13 @@ def job_view(j: dict) -> dict:
     return {**{k: j.get(k) for k in keep}, 'summary': result_from_dict(j['result']).summary() if j.get('result') else None}
 
 # %% ../nbs/07a_service.ipynb #f68a61ab
+from starlette.concurrency import run_in_threadpool
+
 async def wait_for(q: JobQueue, job_id: str, wait: float, every: float = 0.02) -> dict|None:
     "The job once final, or as it is after `wait` seconds."
     t0 = time.monotonic()
     while True:
-        j = q.get(job_id)
+        j = await run_in_threadpool(q.get, job_id)
         if j is None or j['status'] in FINAL or time.monotonic() - t0 >= wait: return j
         await asyncio.sleep(min(every * 2 ** min((time.monotonic() - t0) // 1, 3), 0.2))
 
@@ -536,7 +538,7 @@ def make_app(q: JobQueue, backend: str, token: str|None = None, max_bytes: int =
         task, sol = resolve_task(req.task), resolve_solution(req.solution)
         stages = [x for x in STAGES if x in req.stages] or ['compile']
         key = job_key(task, sol, stages, rules, req.strict, backend, fp)
-        sub = q.submit(key, dict(task=task, solution=sol, stages=stages, rules=rules, strict=req.strict), fresh=req.fresh)
+        sub = await run_in_threadpool(q.submit, key, dict(task=task, solution=sol, stages=stages, rules=rules, strict=req.strict), fresh=req.fresh)
         j = await wait_for(q, sub['id'], req.wait)
         return JSONResponse({**job_view(j), 'joined': sub['joined']}, 200 if j['status'] in FINAL else 202)
     add_job_routes(app, q)
@@ -554,7 +556,7 @@ def add_job_routes(app, q: JobQueue):
         return job_view(j)
     @app.post('/jobs/{job_id}/cancel', summary='Cancel a queued or running job')
     async def cancel(job_id: str):
-        st = q.cancel(job_id)
+        st = await run_in_threadpool(q.cancel, job_id)
         if st is None: raise HTTPException(404, f"no job {job_id!r} on this service")
         return {'id': job_id, 'status': st}
 
@@ -564,13 +566,15 @@ def add_info_routes(app, q: JobQueue, backend: str, s, started: float):
     from fastapi.responses import JSONResponse
     @app.get('/health', summary='200 when at least one worker is ready')
     async def health():
-        ready = sum(w['state'] in ('ready', 'busy') for w in q.workers())
+        ready = sum(w['state'] in ('ready', 'busy') for w in await run_in_threadpool(q.workers))
         return JSONResponse({'status': 'ready' if ready else 'starting', 'backend': backend, 'rules': s.eval.rules, 'workers_ready': ready}, 200 if ready else 503)
     @app.get('/status', summary='Queue, workers, evaluations per hour, recent flags')
     async def status():
-        ws = [{k: w[k] for k in ('id', 'pid', 'device', 'state', 'job', 'done', 'heartbeat')} for w in q.workers()]
-        return {'backend': backend, 'uptime_s': round(time.time() - started, 1), **q.counts(), 'workers': ws,
-                'evaluations_per_hour': q.rate_per_hour(), 'recent': q.recent()}
+        def view():
+            ws = [{k: w[k] for k in ('id', 'pid', 'device', 'state', 'job', 'done', 'heartbeat')} for w in q.workers()]
+            return {'backend': backend, 'uptime_s': round(time.time() - started, 1), **q.counts(), 'workers': ws,
+                    'evaluations_per_hour': q.rate_per_hour(), 'recent': q.recent()}
+        return await run_in_threadpool(view)
 
 # %% ../nbs/07a_service.ipynb #c28ded0b
 def is_loopback(host: str) -> bool:

@@ -111,6 +111,23 @@ def test_malformed_requests_and_cli(tmp_path):
         assert httpx.get(svc.url + '/health').status_code == 200
         assert svc.proc.poll() is None
 
+        # the queue's write lock held (as by a worker stopped inside a transaction): a submission waits for it in a thread,
+        # and the service goes on answering everything else meanwhile
+        import sqlite3
+        lock = sqlite3.connect(svc.db, isolation_level=None, timeout=60); lock.execute('BEGIN IMMEDIATE')
+        held = []
+        t = threading.Thread(target=lambda: held.append(httpx.post(svc.url + '/evaluate', json={**good, 'fresh': True, 'wait': 0}, timeout=300)))
+        try:
+            t.start()
+            for _ in range(6):              # a bound against a hang, not a timing requirement: the event loop never waits on the lock
+                assert httpx.get(svc.url + '/health', timeout=90).status_code == 200
+                time.sleep(0.5)
+            assert not held, "the submission went through while the write lock was held"
+        finally:
+            lock.execute('ROLLBACK'); lock.close()
+        t.join(300)
+        assert held and held[0].status_code in (200, 202), held
+
         # the CLI through the service: the same JSON as in-process, and the second time from the store
         out = []
         for _ in range(2):
