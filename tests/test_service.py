@@ -116,7 +116,8 @@ def test_malformed_requests_and_cli(tmp_path):
         import sqlite3
         lock = sqlite3.connect(svc.db, isolation_level=None, timeout=60); lock.execute('BEGIN IMMEDIATE')
         held = []
-        t = threading.Thread(target=lambda: held.append(httpx.post(svc.url + '/evaluate', json={**good, 'fresh': True, 'wait': 0}, timeout=300)))
+        other = {**good, 'solution': {'path': str(variant(tmp_path/'held', 0))}, 'wait': 0}     # its own key: nothing below finds its result
+        t = threading.Thread(target=lambda: held.append(httpx.post(svc.url + '/evaluate', json=other, timeout=300)))
         try:
             t.start()
             for _ in range(6):              # a bound against a hang, not a timing requirement: the event loop never waits on the lock
