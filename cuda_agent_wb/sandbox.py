@@ -17,8 +17,8 @@ __all__ = ['SHM_DIR', 'SHM_PREFIX', 'SHM_MIN_BYTES', 'SHM_BOX_PREFIX', 'SHM_TENS
            'PR_SET_DUMPABLE', 'PR_SET_NO_NEW_PRIVS', 'CLONE_NEWNS', 'CLONE_NEWNET', 'CLONE_NEWUSER', 'MS_RDONLY',
            'MS_NOSUID', 'MS_NODEV', 'MS_NOEXEC', 'MS_REMOUNT', 'MS_BIND', 'MS_REC', 'MS_PRIVATE', 'pack', 'unpack',
            'copy_for_message', 'pack_big', 'message_file_ok', 'unpack_big', 'child_setup', 'tmp_roots', 'shm_box',
-           'drop_capabilities', 'isolate', 'Channel', 'run_child', 'probe_job', 'prepare_torch_for_fork', 'zygote_main',
-           'exit_reason', 'ChildDied', 'Sandbox', 'worker_env', 'start_lasting', 'Session']
+           'sweep_shm', 'drop_capabilities', 'isolate', 'Channel', 'run_child', 'probe_job', 'prepare_torch_for_fork',
+           'zygote_main', 'exit_reason', 'ChildDied', 'Sandbox', 'worker_env', 'start_lasting', 'Session']
 
 # %% ../nbs/04_sandbox.ipynb #1132f1b6
 def pack(obj) -> bytes:
@@ -240,9 +240,23 @@ def _restore_tmp(old_tmp: int, roots, writable):
     for w in writable: _mount(f"/proc/self/fd/{old_tmp}/{w[len('/tmp/'):]}", w, None, MS_BIND | MS_REC)
 
 # %% ../nbs/04_sandbox.ipynb #485e2b88
-def shm_box(nonce: str) -> str:
-    "The shared /dev/shm folder a sandboxed child of session `nonce` writes its large messages to."
-    return os.path.join(SHM_DIR, SHM_BOX_PREFIX + hashlib.sha256(nonce.encode()).hexdigest()[:16])
+def shm_box(nonce: str, pid: int) -> str:
+    "The shared /dev/shm folder where the sandboxed child `pid` of session `nonce` writes its large messages."
+    return os.path.join(SHM_DIR, f"{SHM_BOX_PREFIX}{pid}-" + hashlib.sha256(nonce.encode()).hexdigest()[:16])
+
+# %% ../nbs/04_sandbox.ipynb #cb0bb8aa
+def sweep_shm(root: str = SHM_DIR, older_s: float = 600) -> int:
+    "Remove boxes and message files in `root` left by processes that are gone, older than `older_s`; how many."
+    n, now = 0, time.time()
+    for name in (os.listdir(root) if os.path.isdir(root) else []):
+        pid, path = name.split('-')[2] if name.startswith((SHM_BOX_PREFIX, SHM_PREFIX)) else '', os.path.join(root, name)
+        try:
+            if not pid.isdigit() or os.path.exists(f"/proc/{pid}") or now - os.lstat(path).st_mtime < older_s: continue
+            if os.path.isdir(path) and not os.path.islink(path): shutil.rmtree(path)
+            else: os.unlink(path)
+            n += 1
+        except OSError: pass
+    return n
 
 # %% ../nbs/04_sandbox.ipynb #d4545d49
 def _private_shm(box: str) -> bool:
@@ -308,7 +322,7 @@ def run_child(req: dict):
         lim = req.get('limits', {})
         child_setup(lim)
         chan = Channel(Client(req['address'], authkey=bytes.fromhex(req['authkey'])))   # connect before /tmp is replaced
-        iso = isolate(lim.get('writable', []), lim.get('visible', []), shm_box(req['nonce'])) if lim.get('isolate', True) else {'fs': 'shared', 'net': 'shared', 'shm': 'shared', 'caps': 'kept'}
+        iso = isolate(lim.get('writable', []), lim.get('visible', []), shm_box(req['nonce'], os.getpid())) if lim.get('isolate', True) else {'fs': 'shared', 'net': 'shared', 'shm': 'shared', 'caps': 'kept'}
         chan.send({'hello': req['nonce'], 'pid': os.getpid(), 'isolation': iso})
         mod, fn = req['fn'].split(':')
         getattr(importlib.import_module(mod), fn)(req['job'], chan)
@@ -406,6 +420,7 @@ from fastcore.basics import patch
 def ensure_zygote(self: Sandbox):
     "Start (or restart) the zygote; returns its pid."
     if self.proc is not None and self.proc.is_alive(): return self.proc.pid
+    sweep_shm()                                     # boxes and messages of killed evaluators' children
     ctx = mp.get_context('spawn')
     self.conn, child_end = ctx.Pipe()
     target = importlib.import_module('cuda_agent_wb.sandbox').zygote_main   # by module, so spawn finds it from a notebook too
@@ -557,7 +572,7 @@ def close(self: Session):
     "End the session: close the channel, kill the child if it lingers, remove its box of large messages."
     if self.chan is not None: self.chan.close()
     self.kill()
-    shutil.rmtree(shm_box(self.nonce), ignore_errors=True)
+    shutil.rmtree(shm_box(self.nonce, self.pid), ignore_errors=True)
 
 # %% ../nbs/04_sandbox.ipynb #0b6a723f
 @patch
