@@ -49,6 +49,10 @@ def _tensor_bytes(obj) -> int:
 SHM_TENSOR_MIN_BYTES = 1 << 20
 _shm_tensors = {}         # id(tensor) -> (weak reference, file) of `copy_for_message` copies not sent yet
 
+def _new_message_path(suffix: str) -> str:
+    "A fresh file name for one of this process's large messages."
+    return os.path.join(_shm_out, f"{SHM_PREFIX}{os.getpid()}-{secrets.token_hex(8)}{suffix}")
+
 def _drop_unsent(unsent: dict, key: int, path: str):
     "A copy made for a message died unsent (or the process ends): remove its file."
     if unsent.pop(key, None) is None: return
@@ -62,7 +66,7 @@ def copy_for_message(t):
     nbytes = t.numel() * t.element_size()
     if type(t) is not torch.Tensor or nbytes < SHM_TENSOR_MIN_BYTES or t.layout != torch.strided or not t.is_contiguous() or not os.path.isdir(_shm_out):
         return t.detach().to('cpu', copy=True)
-    path = os.path.join(_shm_out, f"{SHM_PREFIX}{os.getpid()}-{secrets.token_hex(8)}.bin")
+    path = _new_message_path('.bin')
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
     try: os.posix_fallocate(fd, 0, nbytes)             # reserved now: a full /dev/shm is an error here, not a SIGBUS while copying
     except OSError:
@@ -116,7 +120,7 @@ def pack_big(obj) -> bytes:
     import torch
     obj = _shm_refs(obj)
     if _tensor_bytes(obj) < SHM_MIN_BYTES or not os.path.isdir(_shm_out): return pack(obj)
-    path = os.path.join(_shm_out, f"{SHM_PREFIX}{os.getpid()}-{secrets.token_hex(8)}.pt")
+    path = _new_message_path('.pt')
     torch.save(obj, path)
     return pack({'__shm__': path})
 
