@@ -5,8 +5,11 @@ reward 1 or 2), and going on to the faster second kernel (up to 3 where it beats
 give-up replays in fine-tuning (`rft_min_reward=-2`), so the fine-tuned policy should give up on about a third of its
 episodes and stop early on about half of the rest (`gave_up_share` at iteration 0 says what it does): room that only RL
 can take, since fine-tuning copied all three.
-From that one checkpoint two arms run agentic PPO (stage 4) with the same seeds: `ppo` (the preset's learning rates)
-and `frozen` (`actor_lr=0`: the actor never changes, so its curve is what sampling noise alone gives).
+The ppo arm's learning rate is measured, not guessed: from the fine-tuned checkpoint, one PPO update per rate in
+`--probe-lrs` on the fine-tuning replays (undone after), and the largest rate whose KL to the fine-tuned policy stays
+at or below `--target-kl` (`lr_probe` in the results; `--no-probe` takes the preset's).
+From that one checkpoint two arms run agentic PPO (stage 4) with the same seeds: `ppo` (that learning rate) and
+`frozen` (`actor_lr=0`: the actor never changes, so its curve is what sampling noise alone gives).
 
     python bench/train_ppo_gain.py                 # on an H100; rerun to resume (each call can be cut off)
     python bench/train_ppo_gain.py --parallel      # on a 2-GPU machine: fine-tune on GPU 0, then the arms side by side (GPU 0, GPU 1)
@@ -20,12 +23,12 @@ stopping replay of their task reached, over the episodes of tasks where going on
 update). Target: ppo gain >= 0.3 and >= the frozen arm's gain + 0.3. Results go to bench/results/train_ppo_gain.json
 after every PPO iteration (a call cut off keeps its numbers), curves to bench/results/train_ppo_gain.html.
 """
-import argparse, json, os, shutil, subprocess, sys, time
+import argparse, copy, json, os, shutil, subprocess, sys, time
 from pathlib import Path
 import torch
 
 HERE = Path(__file__).parent
-ARMS = {'ppo': None, 'frozen': 0.0}            # actor learning rate in stage 4: the preset's, or none
+ARMS = {'ppo': None, 'frozen': 0.0}            # actor learning rate in stage 4: the probed one (the preset's with --no-probe), or none
 TARGET = 0.3
 SMOKE = ['backend=cpu', 'tasks=["relu"]', 'tiny={"hidden": 32, "layers": 1, "heads": 2, "kv_heads": 1}', 'dtype=float32',
          'grad_ckpt=false', 'gen_cache=dynamic', 'max_new_tokens=8', 'max_turns=2', 'rft_jitter=1', 'rft_recover=0', 'sft_epochs=1',
@@ -126,6 +129,48 @@ def arm_curve(out: Path, replays: dict) -> list:
     return rows
 
 
+PROBE_LRS, TARGET_KL = '1e-5,3e-5,1e-4,3e-4', 0.02
+
+
+def probe_lrs(root: Path, preset: str, sets: dict, lrs: list, target_kl: float) -> dict:
+    """The actor learning rate, chosen by measurement: from the fine-tuned checkpoint, one PPO update (the preset's epochs and
+    mini-batches, actor and critic) on the fine-tuning replays per rate, undone after; its KL to the fine-tuned policy and the
+    mean log-prob change of the replays by variant. Chosen: the largest rate whose KL is at most `target_kl`."""
+    from cuda_agent_wb.rl import forward_logprobs, kl_penalty, masked_mean
+    from cuda_agent_wb.train import Trainer, make_config
+    from cuda_agent_wb.train.episodes import episode_from_trajectory
+    out = root/'probe'; shutil.rmtree(out, ignore_errors=True); out.mkdir(parents=True)
+    for name in ('base', 'rft'): shutil.copytree(root/'sft'/name, out/name, dirs_exist_ok=True)
+    shutil.copytree(root/'sft'/'checkpoints'/'last', out/'checkpoints'/'last')
+    tr = Trainer(make_config(preset, out_dir=str(out), stages=[2, 3, 4], **sets)); c = tr.cfg
+    trajs = read_trajs(root/'sft'/'trajectories'/'rft'/'scripted')
+    variant = [VARIANTS[t['header']['sample'] % 3] for t in trajs]
+    mbs = [tr.micro_batches([episode_from_trajectory(t, tr.tok, c.max_seq_len)], f"probe-{i}", 1)[0] for i, t in enumerate(trajs)]
+    tr.score(mbs)
+    keep = lambda m: {k: v.detach().clone() for k, v in m.state_dict().items()}
+    saved = (keep(tr.actor), keep(tr.critic), copy.deepcopy(tr.opt_a.state_dict()), copy.deepcopy(tr.opt_c.state_dict()))
+    rows = []
+    for lr in lrs:
+        tr.set_lr(actor_lr=lr, critic_lr=c.critic_lr)
+        upd = tr.ppo_update(mbs)
+        with torch.no_grad():
+            new = [forward_logprobs(tr.actor, b['input_ids'], b['attention_mask'], c.temperature) for b in mbs]
+            kl = sum(masked_mean(kl_penalty(n, b['old_logp'], 'k3'), b['mask']).item() for n, b in zip(new, mbs)) / len(mbs)
+            dlogp = [((n - b['old_logp']) * b['mask']).sum().item() for n, b in zip(new, mbs)]
+        by = {v: round(sum(d for d, w in zip(dlogp, variant) if w == v) / max(1, variant.count(v)), 4) for v in VARIANTS}
+        rows.append(dict(actor_lr=lr, kl=round(kl, 6), update_kl=upd.get('kl'), clip_frac=upd.get('clip_frac'), logp_change_by_variant=by))
+        print(f"train_ppo_gain: probe actor_lr={lr:g}: kl {kl:.5f}, clip_frac {upd.get('clip_frac') or 0:.3f}, log-prob change by variant {by}", file=sys.stderr)
+        tr.actor.load_state_dict(saved[0]); tr.critic.load_state_dict(saved[1])
+        tr.opt_a.load_state_dict(copy.deepcopy(saved[2])); tr.opt_c.load_state_dict(copy.deepcopy(saved[3]))
+    ok = [r['actor_lr'] for r in rows if r['kl'] <= target_kl]
+    res = dict(rule=f"the largest actor_lr whose one-iteration update keeps KL (k3, token mean, on the {len(mbs)} fine-tuning replays) <= {target_kl}",
+               target_kl=target_kl, episodes=len(mbs), rows=rows, chosen=max(ok) if ok else min(lrs))
+    tr.close(); del tr
+    if torch.cuda.is_available(): torch.cuda.empty_cache()
+    shutil.rmtree(out, ignore_errors=True)
+    return res
+
+
 def gain(curve: list, tail: int):
     "Mean reward of the last `tail` iterations minus iteration 0's; None before there are tail + 1 iterations."
     rs = [r.get('reward_mean') for r in curve]
@@ -138,11 +183,12 @@ def summarise(root: Path, cfg, tail: int, extra: dict) -> dict:
     curves = {arm: arm_curve(root/arm, replays) for arm in ARMS}
     gains = {arm: gain(c, tail) for arm, c in curves.items()}
     done = {arm: len(c) == cfg.ppo_iterations for arm, c in curves.items()}
-    met = None
+    met, probe = None, json.loads((root/'lr_probe.json').read_text()) if (root/'lr_probe.json').is_file() else None
     if gains['ppo'] is not None and gains['frozen'] is not None:
         met = gains['ppo'] >= TARGET and gains['ppo'] >= gains['frozen'] + TARGET
     return dict(preset=cfg.preset, model=cfg.tiny, tasks=cfg.tasks, backend=cfg.backend, ppo_iterations=cfg.ppo_iterations,
-                ppo_episodes=cfg.ppo_episodes, actor_lr=cfg.actor_lr, temperature=cfg.temperature, tail=tail,
+                ppo_episodes=cfg.ppo_episodes, actor_lr=probe['chosen'] if probe else cfg.actor_lr, lr_probe=probe, critic_lr=cfg.critic_lr,
+                kl_coef=cfg.kl_coef, clip=[cfg.clip_low, cfg.clip_high], ppo_epochs=cfg.ppo_epochs, mini_batch=cfg.mini_batch, temperature=cfg.temperature, tail=tail,
                 ppo_gain=gains['ppo'], frozen_gain=gains['frozen'], target=f"ppo_gain >= {TARGET} and >= frozen_gain + {TARGET}",
                 target_met=met, arms_finished=done, replays=replays, curves=curves, **extra)
 
@@ -207,6 +253,9 @@ def main():
     ap.add_argument('--arm', choices=sorted(ARMS), default=None, help='run only this arm (what --parallel starts; needs the fine-tuned checkpoint)')
     ap.add_argument('--arm-gpus', default='0,1', help="with --parallel: the GPU of each arm (ppo, frozen), e.g. '0,1', or '0,0' for both on one GPU")
     ap.add_argument('--arm-minutes', type=float, default=None, help='with --parallel: stop the arms after this many minutes (finished iterations are kept)')
+    ap.add_argument('--probe-lrs', default=PROBE_LRS, help=f"actor learning rates tried on the fine-tuned checkpoint before the arms (default {PROBE_LRS})")
+    ap.add_argument('--target-kl', type=float, default=TARGET_KL, help=f"the ppo arm takes the largest probed rate whose update's KL is at most this (default {TARGET_KL})")
+    ap.add_argument('--no-probe', action='store_true', help="the ppo arm takes the preset's actor_lr, untested")
     a = ap.parse_args()
     a.tail = a.tail or (1 if a.smoke else 2)
     import transformers
@@ -239,6 +288,9 @@ def main():
         sft.rft_pool = lambda: branch_pool(sft)
         sft.run()
         del sft; torch.cuda.empty_cache() if torch.cuda.is_available() else None
+        if not a.no_probe and not (root/'lr_probe.json').is_file():
+            probe = probe_lrs(root, a.preset, sets, [float(x) for x in a.probe_lrs.split(',')], a.target_kl)
+            (root/'lr_probe.json').write_text(json.dumps(probe, indent=1) + '\n')
         write(plot=False)
     elif not (root/'sft'/'checkpoints'/'last').is_dir(): raise SystemExit(f"--arm {a.arm}: no fine-tuned checkpoint under {root/'sft'}: run without --arm first")
     if a.parallel and a.arm is None:
@@ -248,6 +300,7 @@ def main():
         return
     for arm, lr in ARMS.items():
         if a.arm not in (None, arm): continue
+        if lr is None and not a.no_probe: lr = json.loads((root/'lr_probe.json').read_text())['chosen']
         out = root/arm
         if not (out/'checkpoints'/'last').is_dir():      # start the arm from the fine-tuned checkpoint
             out.mkdir(parents=True, exist_ok=True)

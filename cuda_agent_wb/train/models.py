@@ -11,7 +11,7 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['DTYPES', 'char_tokenizer', 'tiny_config', 'init_base_model', 'quiet_transformers', 'quiet_logger', 'load_actor',
-           'load_critic', 'critic_values', 'base_tokenizer']
+           'load_critic', 'critic_values', 'MasterAdamW', 'base_tokenizer']
 
 # %% ../../nbs/12_train_1_models.ipynb #1ea10510
 def char_tokenizer():
@@ -107,6 +107,55 @@ def critic_values(critic, input_ids, attention_mask):
     "Values `(B, T-1)` in float32: V of each prefix, aligned with `forward_logprobs`."
     out = critic(input_ids=input_ids, attention_mask=attention_mask, use_cache=False)
     return out.logits[:, :-1, 0].float()
+
+# %% ../../nbs/12_train_1_models.ipynb #635a0946
+class MasterAdamW(torch.optim.AdamW):
+    "AdamW stepping float32 master copies of low-precision parameters, written back rounded after each step."
+    def __init__(self, params, **kw):
+        self.low = list(params)
+        self.masters = [p if p.dtype == torch.float32 else p.detach().float() for p in self.low]
+        self._resync = False
+        super().__init__(self.masters, **kw)
+
+# %% ../../nbs/12_train_1_models.ipynb #423b679a
+@torch.no_grad()
+def _master_step(self: MasterAdamW, closure=None):
+    "Gradients to the masters, one AdamW step on them, masters back to the parameters."
+    pairs = [(p, m) for p, m in zip(self.low, self.masters) if m is not p]
+    if self._resync:
+        for p, m in pairs: m.copy_(p)
+        self._resync = False
+    for p, m in pairs: m.grad = None if p.grad is None else p.grad.float()
+    loss = torch.optim.AdamW.step(self, closure)
+    for p, m in pairs: p.copy_(m); m.grad = None
+    return loss
+
+def _master_zero_grad(self: MasterAdamW, set_to_none: bool = True):
+    "Clear the parameters' gradients (and the masters')."
+    torch.optim.AdamW.zero_grad(self, set_to_none)
+    for p in self.low:
+        if p.grad is None: continue
+        if set_to_none: p.grad = None
+        else: p.grad.zero_()
+
+MasterAdamW.step, MasterAdamW.zero_grad = _master_step, _master_zero_grad
+
+# %% ../../nbs/12_train_1_models.ipynb #9c1613c7
+def _master_state_dict(self: MasterAdamW) -> dict:
+    "AdamW's state plus the float32 masters of the low-precision parameters."
+    return dict(torch.optim.AdamW.state_dict(self), masters=[m for p, m in zip(self.low, self.masters) if m is not p])
+
+def _master_load_state_dict(self: MasterAdamW, state: dict):
+    "AdamW's state; the masters from `state` when it has them, else from the parameters at the next step."
+    state = dict(state); saved = state.pop('masters', None)
+    torch.optim.AdamW.load_state_dict(self, state)
+    mine = [m for p, m in zip(self.low, self.masters) if m is not p]
+    if saved is not None and len(saved) == len(mine):
+        with torch.no_grad():
+            for m, s in zip(mine, saved): m.copy_(s)
+    else: self._resync = True
+
+MasterAdamW.state_dict, MasterAdamW.load_state_dict = _master_state_dict, _master_load_state_dict
 
 # %% ../../nbs/12_train_1_models.ipynb #e79e8e0e
 def base_tokenizer(kind: str):

@@ -7,6 +7,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/train_8_ppo.html.md"""
 # %% ../../nbs/12_train_8_ppo.ipynb #928a70c5
 from __future__ import annotations
 import contextlib, math, random, sys, time, torch
+from concurrent.futures import ThreadPoolExecutor
 from fastcore.basics import patch
 from ..rl import (masked_mean, masked_whiten_batches, forward_logprobs, outcome_token_rewards, gae_advantages,
                               ppo_policy_loss, value_loss, kl_penalty, explained_variance)
@@ -128,6 +129,15 @@ def play_held_out(self: Trainer, stage: int, it: int) -> dict:
         trajs = self.rollout_kernel(list({t.id: t for t, _ in jobs}.values()), self.out/'trajectories'/'heldout'/f"it{it:04d}", self.cfg.max_turns, jobs=jobs)
     return {f"heldout_{k}": v for k, v in rollout_stats(trajs).items() if k in HELDOUT_STATS}
 
+@patch
+def collect_with_held_out(self: Trainer, stage: int, it: int) -> tuple[list, dict]:
+    "This iteration's trajectories and held-out stats, played side by side: their turns share the batched generation."
+    if stage != 4 or self.cfg.env == 'toy' or not self.held_out_tasks(): return self.collect(stage, it), {}
+    self.policy(); self.agent_envs                       # made here, not raced for by the two threads
+    with ThreadPoolExecutor(1, thread_name_prefix='cawb-heldout') as ex:
+        held = ex.submit(self.play_held_out, stage, it)     # the same policy as the training episodes: before this iteration's update
+        return self.collect(stage, it), held.result()
+
 # %% ../../nbs/12_train_8_ppo.ipynb #73757b7d
 @patch
 def training_hold(self: Trainer):
@@ -142,11 +152,10 @@ def training_hold(self: Trainer):
 def ppo_iteration(self: Trainer, stage: int, it: int) -> dict:
     "Collect one iteration of rollouts, score them, run the PPO update; returns the metrics record."
     c, t0, g0 = self.cfg, time.time(), self.policy().busy_s
-    trajs = self.collect(stage, it)
+    trajs, held = self.collect_with_held_out(stage, it)
     t1, gen_s = time.time(), self.policy().busy_s - g0
     if not trajs: raise RuntimeError(f"stage {stage} iteration {it}: no trajectory was recorded (see the rollout_summary.jsonl "
                                      f"under {self.out/'trajectories'/STAGES[stage]} for the episodes' errors)")
-    held = self.play_held_out(stage, it)                   # the same policy, before this iteration's update
     eps = [episode_from_trajectory(t, self.tok, c.max_seq_len) for t in trajs]
     mbs = self.micro_batches(eps, f"{stage}-{it}", c.micro_batch)
     with self.training_hold():            # another process's evaluator never times on this GPU while it trains

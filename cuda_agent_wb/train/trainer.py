@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib, json, math, os, random, shutil, sys, time, torch
 from pathlib import Path
 from fastcore.basics import patch
-from .models import base_tokenizer, init_base_model, load_actor, load_critic, quiet_logger
+from .models import base_tokenizer, init_base_model, load_actor, load_critic, MasterAdamW, quiet_logger
 from .episodes import trajectory_reward
 from .envs import GuessEnv, SingleTurnEnv
 from .actor import ActorPolicy, play_lockstep
@@ -75,9 +75,9 @@ def setup_models(self: Trainer):
     from transformers import AutoTokenizer
     c, base = self.cfg, self.base_path()
     self.tok = AutoTokenizer.from_pretrained(base, local_files_only=True)
-    actor, critic = load_actor(base, c.dtype, c.grad_ckpt, c.lora), load_critic(base, c.dtype, c.grad_ckpt, c.lora)
-    mk = lambda m, lr: torch.optim.AdamW([p for p in m.parameters() if p.requires_grad], lr=lr, weight_decay=c.weight_decay)
-    self.actor, self.critic, self.opt_a, self.opt_c = self.acc.prepare(actor, critic, mk(actor, c.actor_lr), mk(critic, c.critic_lr))
+    self.actor, self.critic = self.acc.prepare(load_actor(base, c.dtype, c.grad_ckpt, c.lora), load_critic(base, c.dtype, c.grad_ckpt, c.lora))
+    mk = lambda m, lr: MasterAdamW([p for p in m.parameters() if p.requires_grad], lr=lr, weight_decay=c.weight_decay)
+    self.opt_a, self.opt_c = self.acc.prepare(mk(self.actor, c.actor_lr), mk(self.critic, c.critic_lr))   # masters made where the models now are
     self.ref = None
     if c.ref_kl or c.kl_coef: self.ref = load_actor(base, c.dtype).to(self.acc.device).eval().requires_grad_(False)
     self.actor.train(); self.critic.train()
