@@ -129,7 +129,7 @@ def arm_curve(out: Path, replays: dict) -> list:
     return rows
 
 
-PROBE_LRS, TARGET_KL = '1e-5,3e-5,1e-4,3e-4', 0.02
+PROBE_LRS, TARGET_KL = '3e-6,1e-5,3e-5,1e-4', 0.02
 
 
 def probe_lrs(root: Path, preset: str, sets: dict, lrs: list, target_kl: float) -> dict:
@@ -143,6 +143,7 @@ def probe_lrs(root: Path, preset: str, sets: dict, lrs: list, target_kl: float) 
     for name in ('base', 'rft'): shutil.copytree(root/'sft'/name, out/name, dirs_exist_ok=True)
     shutil.copytree(root/'sft'/'checkpoints'/'last', out/'checkpoints'/'last')
     tr = Trainer(make_config(preset, out_dir=str(out), stages=[2, 3, 4], **sets)); c = tr.cfg
+    tr.fresh_moments()                                   # as stage 4 starts: no Adam moments carried over from fine-tuning
     trajs = read_trajs(root/'sft'/'trajectories'/'rft'/'scripted')
     variant = [VARIANTS[t['header']['sample'] % 3] for t in trajs]
     mbs = [tr.micro_batches([episode_from_trajectory(t, tr.tok, c.max_seq_len)], f"probe-{i}", 1)[0] for i, t in enumerate(trajs)]
@@ -178,6 +179,17 @@ def gain(curve: list, tail: int):
     return round(sum(rs[-tail:]) / tail - rs[0], 4)
 
 
+def fine_tuning(sft: Path) -> dict|None:
+    "Stage 2 at a glance: the replay filter's counts, SFT steps and first/last loss (from sft/metrics.jsonl)."
+    f = sft/'metrics.jsonl'
+    if not f.is_file(): return None
+    rows = [json.loads(l) for l in f.read_text().splitlines() if l.strip()]
+    filt = next((r for r in rows if r.get('phase') == 'filter'), {})
+    sft = [r['sft_loss'] for r in rows if r.get('phase') == 'sft' and r.get('sft_loss') is not None]
+    return dict({k: filt.get(k) for k in ('pool', 'kept', 'reward_mean', 'pass_rate')}, sft_steps=len(sft),
+                sft_loss_first=sft[0] if sft else None, sft_loss_last=sft[-1] if sft else None)
+
+
 def summarise(root: Path, cfg, tail: int, extra: dict) -> dict:
     replays = replay_rewards(root/'sft')
     curves = {arm: arm_curve(root/arm, replays) for arm in ARMS}
@@ -190,7 +202,7 @@ def summarise(root: Path, cfg, tail: int, extra: dict) -> dict:
                 ppo_episodes=cfg.ppo_episodes, actor_lr=probe['chosen'] if probe else cfg.actor_lr, lr_probe=probe, critic_lr=cfg.critic_lr,
                 kl_coef=cfg.kl_coef, clip=[cfg.clip_low, cfg.clip_high], ppo_epochs=cfg.ppo_epochs, mini_batch=cfg.mini_batch, temperature=cfg.temperature, tail=tail,
                 ppo_gain=gains['ppo'], frozen_gain=gains['frozen'], target=f"ppo_gain >= {TARGET} and >= frozen_gain + {TARGET}",
-                target_met=met, arms_finished=done, replays=replays, curves=curves, **extra)
+                target_met=met, arms_finished=done, fine_tuning=fine_tuning(root/'sft'), replays=replays, curves=curves, **extra)
 
 
 def report(path: Path, res: dict):

@@ -194,6 +194,7 @@ def ppo_stage(self: Trainer, stage: int, iterations: int):
     "Run PPO iterations of stage 1 or 4 from the saved position, checkpointing every `save_every`."
     from tqdm.auto import tqdm
     self.set_lr(self.cfg.actor_lr, self.cfg.critic_lr)
+    if self.state['stage'] != stage: self.fresh_moments()          # a new stage, not a resumed one
     start = self.state['step'] if self.state['stage'] == stage else 0
     self.state.update(stage=stage, step=start)
     bar = tqdm(range(start, iterations), desc=f"stage {stage} ({STAGES[stage]})", disable=not self.acc.is_main_process, file=sys.stderr)
@@ -211,3 +212,10 @@ def set_lr(self: Trainer, actor_lr=None, critic_lr=None):
     for opt, lr in ((self.opt_a, actor_lr), (self.opt_c, critic_lr)):
         if lr is not None:
             for g in opt.param_groups: g['lr'] = lr
+
+# %% ../../nbs/12_train_8_ppo.ipynb #52e5454f
+@patch
+def fresh_moments(self: Trainer, actor=True, critic=True):
+    "Forget the optimisers' Adam moments (a new stage's gradients are on another scale); weights and masters stay."
+    for on, opt in ((actor, self.opt_a), (critic, self.opt_c)):
+        if on: opt.optimizer.state.clear()

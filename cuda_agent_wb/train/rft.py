@@ -187,7 +187,7 @@ def turns_over_budget(episodes: list, max_new_tokens: int) -> str|None:
 def rft_stage(self: Trainer):
     "Stage 2: build the RFT dataset, then SFT the actor on it."
     c = self.cfg
-    if self.state['stage'] != 2: self.state.update(stage=2, step=0, sft_step=1)
+    if self.state['stage'] != 2: self.state.update(stage=2, step=0, sft_step=1); self.fresh_moments(critic=False)   # a new stage
     trajs = self.rft_dataset()
     if not trajs:
         self.metrics.log('rft', 1, stage_no=2, phase='sft', note='no trajectory passed the filters: SFT skipped'); return
@@ -223,7 +223,7 @@ def value_step(self: Trainer, g: list) -> dict:
 def value_stage(self: Trainer):
     "Stage 3: pretrain the critic on the RFT dataset (GAE targets, MSE)."
     c = self.cfg
-    if self.state['stage'] != 3: self.state.update(stage=3, step=0, value_step=1)
+    if self.state['stage'] != 3: self.state.update(stage=3, step=0, value_step=1); self.fresh_moments(actor=False)   # a new stage
     f = self.out/'rft'/'dataset.jsonl'
     trajs = load_rft_dataset(f) if f.is_file() else []
     if not trajs:
