@@ -172,7 +172,7 @@ PRESETS['cpu-demo'] = dict(PRESETS['tiny-cpu'], stages=[2, 3, 4], tasks=['relu']
                            workers=2, save_every=50)
 
 # %% ../../nbs/12_train_5_config.ipynb #56147e9b
-PRESETS['gpu-100m-ppo-gain'] = dict(PRESETS['gpu-100m-demo'], rft_script_samples=1, rft_jitter=2, rft_recover=1, sft_epochs=10,
+PRESETS['gpu-100m-ppo-gain'] = dict(PRESETS['gpu-100m-demo'], rft_script_samples=1, rft_jitter=3, rft_recover=2,
                                     ppo_iterations=6, ppo_episodes=16, samples_per_task=2, mini_batch=8, ppo_epochs=2,
                                     workers=16, actor_lr=2e-5, critic_lr=1e-5, save_every=1,
                                     held_out=['conv2d', 'attention'],   # bundled CUDA tasks kept out of training, played every iteration

@@ -139,14 +139,15 @@ def rft_dataset(self: Trainer) -> list[dict]:
 def sft_epoch(self: Trainer, episodes: list, epoch: int, step0: int) -> int:
     "One SFT pass over `episodes`; logs a record per optimiser step; returns the next step number."
     c, step = self.cfg, step0
+    per_episode = max(1.0, sum(sum(e.mask) for e in episodes) / max(1, len(episodes)))   # mean trainable tokens of one
     mbs = self.micro_batches(self.even_share(episodes), f"sft-{epoch}", c.micro_batch)
     for g in self.groups(mbs, c.sft_batch):
         t0, ntok = time.time(), sum(b['mask'].sum().item() for b in g) or 1.0
-        losses = []
+        norm, losses = per_episode * sum(len(b['reward']) for b in g), []        # every token weighs the same
         for j, b in enumerate(g):
             with _sync(self.acc, self.actor, j == len(g) - 1):
                 loss = sft_loss(forward_logprobs(self.actor, b['input_ids'], b['attention_mask']), b['mask'])
-                self.acc.backward(loss * b['mask'].sum().item() / ntok)
+                self.acc.backward(loss * b['mask'].sum().item() / norm)
             losses.append((loss.item(), b['mask'].sum().item()))
         gn = self.step_optimizers(critic=False)
         seq = sum(b['attention_mask'].sum().item() for b in g)
