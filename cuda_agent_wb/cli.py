@@ -278,7 +278,7 @@ def _env_servers(urls):
 
 # %% ../nbs/90_cli.ipynb #f1723935
 def _run_rollout(tasks, policy, samples, backend, out, resume=False, workers=0, eval_workers=0, max_turns=None,
-                 mode='train', layout='cawb', url=None, envs=None, language='cuda', **policy_kw):
+                 mode='train', layout='cawb', url=None, envs=None, language='cuda', max_misses=None, **policy_kw):
     "Build the evaluators (a service at `url`, else a local pool) and the policy factory, run the rollout, print the tables."
     import pandas as pd
     from cuda_agent_wb.rollout import EvaluatorPool, make_policy_factory, rollout, best_per_task
@@ -287,7 +287,7 @@ def _run_rollout(tasks, policy, samples, backend, out, resume=False, workers=0, 
     except (PolicyError, ValueError) as e: fail(str(e))
     with (envs or (_remote(url, backend, True) if url else EvaluatorPool.for_backend(backend, eval_workers))) as pool:   # envs: env servers
         df = rollout(tasks, make_policy, pool, out, samples=samples, workers=workers or len(getattr(pool, 'evaluators', ())) or 8,
-                     resume=resume, max_turns=max_turns, mode=mode, layout=layout, language=language)
+                     resume=resume, max_turns=max_turns, mode=mode, layout=layout, language=language, max_misses=max_misses)
     cols = [c for c in ('task_id', 'sample', 'best_reward', 'best_speedup_vs_eager', 'best_speedup_vs_compile',
                         'best_turn', 'turns', 'stop_reason', 'error') if c in df]
     with pd.option_context('display.width', 200, 'display.max_colwidth', 80):
@@ -311,6 +311,7 @@ def rollout(tasks: Path = typer.Argument(..., help="task file or folder"),
             workers: int = typer.Option(0, min=0, help="episodes in flight at once (0: one per evaluator)"),
             eval_workers: int = typer.Option(0, min=0, help="evaluators (0: one per visible GPU on cuda, 1 on cpu)"),
             max_turns: Optional[int] = typer.Option(None, min=1, help="turn limit (default: settings.ini, by --mode)"),
+            max_misses: Optional[int] = typer.Option(None, min=1, help="end an episode after this many unparseable replies in a row (default: play to the turn limit)"),
             mode: str = typer.Option("train", help="train or eval: picks the default turn limit (150 / 200)"),
             model: Optional[str] = typer.Option(None, help="hf: local checkpoint folder; openai: model name"),
             base_url: Optional[str] = typer.Option(None, help="openai: endpoint (default: base_url in settings.ini, section policy)"),
@@ -338,7 +339,8 @@ def rollout(tasks: Path = typer.Argument(..., help="task file or folder"),
     if not ts: fail(f"{tasks}: no tasks to run")
     kw = {k: v for k, v in dict(model=model, base_url=base_url, replay=replay, scripts=scripts).items() if v is not None}
     if temperature is not None: kw['temperature'] = temperature
-    df = _run_rollout(ts, policy, samples, be, out, resume, workers, eval_workers, max_turns, mode, layout=layout, url=url, envs=envs, language=language, **kw)
+    df = _run_rollout(ts, policy, samples, be, out, resume, workers, eval_workers, max_turns, mode, layout=layout, url=url, envs=envs, language=language,
+                      max_misses=max_misses, **kw)
     if (df['error'].notna() | (df['invalid'].fillna(False).astype(bool) if 'invalid' in df else False)).all(): raise typer.Exit(1)   # nothing scored
 
 # %% ../nbs/90_cli.ipynb #504bab17

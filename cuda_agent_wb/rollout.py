@@ -20,8 +20,8 @@ from .agent_triton import check_language, make_kernel_env, language_script_path
 
 # %% auto #0
 __all__ = ['TrajectoryWriter', 'drop_torn_tail', 'make_header', 'make_step', 'best_step', 'make_summary', 'task_error_of',
-           'trajectory_invalid', 'chat_from_trajectory', 'trajectory_stem', 'run_trajectory', 'load_trajectories',
-           'EvaluatorPool', 'rollout', 'best_per_task', 'make_policy_factory']
+           'trajectory_invalid', 'chat_from_trajectory', 'trajectory_stem', 'run_trajectory', 'missed',
+           'load_trajectories', 'EvaluatorPool', 'rollout', 'best_per_task', 'make_policy_factory']
 
 # %% ../nbs/09_rollout.ipynb #c30f26fb
 class TrajectoryWriter:
@@ -153,7 +153,7 @@ def _write_best(out_dir: Path, stem: str, steps: list):
 
 # %% ../nbs/09_rollout.ipynb #20a06003
 def run_trajectory(task: Task, policy, evaluator, out_dir, sample: int = 0, backend=None, max_turns=None,
-                   mode='train', resume: bool = False, language: str = 'cuda', **env_kw) -> dict:
+                   mode='train', resume: bool = False, language: str = 'cuda', max_misses: int|None = None, **env_kw) -> dict:
     "Play one episode of `policy` on `task`, recording it to OUT/<task>__s<k>.jsonl; returns the summary."
     out_dir = Path(out_dir); stem = trajectory_stem(task, sample); path = out_dir/f"{stem}.jsonl"
     prior = read_trajectory(path) if resume and path.exists() else None
@@ -168,11 +168,11 @@ def run_trajectory(task: Task, policy, evaluator, out_dir, sample: int = 0, back
            else make_kernel_env(task, evaluator, backend, out_dir/'work'/stem, max_turns, mode, language=language, **env_kw))
     if prior and prior['header'] and not getattr(env, 'resumable', True):
         print(f"cawb: {path.name}: an env-server episode cannot resume (its workdir was the server's): played again", file=sys.stderr); prior = None
-    try: return _start_and_play(env, task, sample, policy, prior, path, out_dir, stem)
+    try: return _start_and_play(env, task, sample, policy, prior, path, out_dir, stem, max_misses)
     finally:
         if hasattr(env, 'close'): env.close()      # a remote episode: the server removes its workdir
 
-def _start_and_play(env, task, sample, policy, prior, path, out_dir, stem) -> dict:
+def _start_and_play(env, task, sample, policy, prior, path, out_dir, stem, max_misses=None) -> dict:
     "Reset (or restore) `env`, then play the episode into its trajectory file."
     if prior and prior['header']:
         drop_torn_tail(path); env.reset(resume=True); _restore(env, prior)
@@ -180,10 +180,15 @@ def _start_and_play(env, task, sample, policy, prior, path, out_dir, stem) -> di
     else:
         messages = env.reset(); steps, writer = [], TrajectoryWriter(path, fresh=True)
         writer.write(make_header(task, sample, policy, env, messages))
-    with writer: return _play(env, policy, messages, steps, writer, out_dir, stem)
+    with writer: return _play(env, policy, messages, steps, writer, out_dir, stem, max_misses)
+
+# %% ../nbs/09_rollout.ipynb #b1f2833e
+def missed(steps: list, max_misses: int|None) -> bool:
+    "Whether the last `max_misses` steps all had no readable tool call."
+    return bool(max_misses) and len(steps) >= max_misses and all(s.get('action') is None for s in steps[-max_misses:])
 
 # %% ../nbs/09_rollout.ipynb #73a95dc1
-def _play(env, policy, messages, steps, writer, out_dir, stem) -> dict:
+def _play(env, policy, messages, steps, writer, out_dir, stem, max_misses=None) -> dict:
     stop = env.stop_reason
     while not env.done:
         t0 = time.time()
@@ -194,6 +199,7 @@ def _play(env, policy, messages, steps, writer, out_dir, stem) -> dict:
         if out.call_id: rec['call_id'] = out.call_id
         writer.write(rec); steps.append(rec); append_turn(messages, out, st.observation)
         stop = env.stop_reason
+        if not env.done and missed(steps, max_misses): stop = 'misses'; break
     summary = make_summary(steps, stop or 'finish', isinstance(policy, ScriptedPolicy))
     writer.write(summary); _write_best(out_dir, stem, steps)
     return summary

@@ -125,6 +125,7 @@ class AgenticSettings:
     samples_per_task: int = 1            # episodes per task in one iteration
     workers: int = 8                     # concurrent agent episodes (rollout runner threads) per process
     evaluators: int = 1                  # evaluators per process on its device: more overlap episodes' builds and checks (timing stays one at a time)
+    max_misses: int|None = None          # end an episode after this many unparseable replies in a row (None: play to max_turns)
 
 # %% ../../nbs/12_train_5_config.ipynb #a7cc8a27
 @dataclass
@@ -176,11 +177,12 @@ PRESETS['gpu-100m-ppo-gain'] = dict(PRESETS['gpu-100m-demo'], rft_script_samples
                                     ppo_iterations=6, ppo_episodes=16, samples_per_task=2, mini_batch=8, ppo_epochs=2,
                                     workers=16, actor_lr=2e-5, critic_lr=1e-5, save_every=1,
                                     held_out=['conv2d', 'attention'],   # bundled CUDA tasks kept out of training, played every iteration
-                                    rft_min_reward=-2.0)                # keep bench/train_ppo_gain.py's give-up replays (reward -1) in fine-tuning
+                                    rft_min_reward=-2.0,                # keep bench/train_ppo_gain.py's give-up replays (reward -1) in fine-tuning
+                                    max_misses=3)                       # a policy lost in unparseable replies stops, not 16 turns of 3072 tokens
 
 # %% ../../nbs/12_train_5_config.ipynb #a002e911
 _AT_LEAST_1 = ('max_new_tokens max_seq_len ppo_epochs mini_batch micro_batch warmup_episodes rft_max_turns rft_max_repeats sft_batch '
-               'value_batch ppo_episodes max_turns samples_per_task workers evaluators save_every').split()
+               'value_batch ppo_episodes max_turns samples_per_task workers evaluators save_every max_misses').split()
 _AT_LEAST_0 = 'seed warmup_iterations rft_samples rft_script_samples rft_jitter rft_recover sft_epochs value_epochs ppo_iterations'.split()
 _NONNEG = 'temperature actor_lr critic_lr sft_lr value_lr clip_low clip_high kl_coef entropy_coef grad_clip weight_decay value_clip'.split()
 _UNIT = 'gamma lam value_gamma value_lam'.split()

@@ -244,7 +244,8 @@ def rollout_kernel(self: Trainer, tasks: list, out_dir, max_turns: int, make_pol
     from cuda_agent_wb.rollout import rollout, read_trajectory, trajectory_stem
     pol, jobs = self.policy(), [(t, k) for t in tasks for k in range(samples)] if jobs is None else jobs
     rollout(tasks, make_policy or (lambda t, k: pol), self.agent_envs, out_dir, jobs=jobs, workers=self.cfg.workers,
-            resume=True, progress=self.acc.is_main_process, backend=self.cfg.backend, max_turns=max_turns, language=self.cfg.language)
+            resume=True, progress=self.acc.is_main_process, backend=self.cfg.backend, max_turns=max_turns, language=self.cfg.language,
+            max_misses=self.cfg.max_misses)
     paths = [Path(out_dir)/f"{trajectory_stem(t, k)}.jsonl" for t, k in jobs]
     return [read_trajectory(p) for p in paths if p.exists()]
 
