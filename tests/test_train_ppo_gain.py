@@ -31,6 +31,11 @@ def test_smoke_run_writes_both_arms_and_resumes(tmp_path):
     assert res['smoke'] and res['arms_finished'] == dict(ppo=True, frozen=True) and (tmp_path/'r.html').stat().st_size > 1000
     assert [len(res['curves'][a]) for a in ('ppo', 'frozen')] == [2, 2] and res['ppo_gain'] is not None
     assert {r['kl'] for r in res['curves']['frozen']} == {0.0}                     # the frozen actor never moves
+    probe = res['lr_probe']                                                        # the ppo arm's rate: measured, then used
+    assert [r['actor_lr'] for r in probe['rows']] == [float(x) for x in gain_bench.PROBE_LRS.split(',')]
+    assert probe['chosen'] == max([r['actor_lr'] for r in probe['rows'] if r['kl'] <= probe['target_kl']] or [min(r['actor_lr'] for r in probe['rows'])])
+    assert res['actor_lr'] == probe['chosen'] == json.loads((tmp_path/'run'/'ppo'/'config.json').read_text())['actor_lr']
+    assert json.loads((tmp_path/'run'/'frozen'/'config.json').read_text())['actor_lr'] == 0.0
     scripted = tmp_path/'run'/'sft'/'trajectories'/'rft'/'scripted'
     tools = {k: [json.loads(l).get('action', {}) for l in (scripted/f'relu__s{k}.jsonl').read_text().splitlines()] for k in (0, 1, 2)}
     tools = {k: [a.get('tool') for a in v if a] for k, v in tools.items()}      # samples 0, 1, 2: give up, stop, go on
