@@ -16,7 +16,7 @@ SOL = ROOT/'tests/solutions/cpu/relu_valid'
 
 def script():
     "The episode: profile the reference, write the three files, compile, verify, profile, finish (8 turns)."
-    from cuda_agent_wb.agent import ScriptedPolicy
+    from cuda_agent_wb.policy import ScriptedPolicy
     files = ['kernels/relu.cpp', 'kernels/relu_binding.cpp', 'model_new.py']
     return ScriptedPolicy([dict(tool='profile')] + [dict(tool='write_file', args=dict(path=f, content=(SOL/f).read_text())) for f in files]
                           + [dict(tool='compile'), dict(tool='verify'), dict(tool='profile'), dict(tool='finish', args=dict(summary='bench'))])

@@ -49,7 +49,7 @@ WRITES = ('write_file', 'edit_file')
 
 def script_variants(task_id: str, backend: str, language: str = 'cuda'):
     "The task's script (in `language`) cut three ways, {variant: policy}; None when it has no second kernel."
-    from cuda_agent_wb.agent import load_script, ScriptedPolicy
+    from cuda_agent_wb.policy import load_script, ScriptedPolicy
     from cuda_agent_wb.agent_triton import language_script_path
     p = language_script_path(task_id, backend, language)
     if not p.is_file() or (cut := first_v2(p)) is None: return None

@@ -9,7 +9,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 from .config import get_settings
-from .agent import KernelEnv, Workspace, SYSTEM_PROMPT, script_path, _safe_id, _preset
+from .agent import KernelEnv, Workspace, SYSTEM_PROMPT, _safe_id, _preset
+from .policy import script_path
 
 # %% auto #0
 __all__ = ['LANGUAGES', 'TRITON_TASK_PROMPT', 'JIT_FAILURES', 'check_language', 'triton_skill_document', 'skill_sheet',
@@ -236,7 +237,7 @@ def triton_script_tasks(root=None) -> list[str]:
 # %% ../nbs/08a_agent_triton.ipynb #07c4bf7f
 def scripted_solution(path) -> dict:
     "The files a script's write_file / edit_file actions leave, applied in order ({path: text})."
-    from cuda_agent_wb.agent import load_script
+    from cuda_agent_wb.policy import load_script
     files = {}
     for a in load_script(path).actions:
         args = a.get('args') or {}

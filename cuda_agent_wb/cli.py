@@ -282,7 +282,7 @@ def _run_rollout(tasks, policy, samples, backend, out, resume=False, workers=0, 
     "Build the evaluators (a service at `url`, else a local pool) and the policy factory, run the rollout, print the tables."
     import pandas as pd
     from cuda_agent_wb.rollout import EvaluatorPool, make_policy_factory, rollout, best_per_task
-    from cuda_agent_wb.agent import PolicyError
+    from cuda_agent_wb.policy import PolicyError
     try: make_policy = make_policy_factory(policy, backend, language=language, **policy_kw)
     except (PolicyError, ValueError) as e: fail(str(e))
     with (envs or (_remote(url, backend, True) if url else EvaluatorPool.for_backend(backend, eval_workers))) as pool:   # envs: env servers
@@ -486,7 +486,7 @@ def synth(n: int = typer.Option(30, min=1, help="tasks to keep"),
     pol = None
     if composer == 'llm':
         from cuda_agent_wb.rollout import make_policy_factory
-        from cuda_agent_wb.agent import PolicyError
+        from cuda_agent_wb.policy import PolicyError
         kw = {k: v for k, v in dict(model=model, base_url=base_url).items() if v is not None}
         try: pol = make_policy_factory(policy, fc.backend, **kw)(None, 0)
         except (PolicyError, ValueError) as e: fail(str(e))

@@ -14,8 +14,8 @@ import pandas as pd
 from .config import get_settings
 from .tasks import Task, load_tasks, task_dtype, resolve_preset
 from .client import ServiceError
-from .agent import (KernelEnv, PolicyOutput, PolicyError, ContextExceeded, ScriptedPolicy, ReplayPolicy,
-                                 append_turn, solution_hash, load_script, script_path, _safe_id, read_trajectory)
+from .agent import KernelEnv, solution_hash, _safe_id
+from .policy import PolicyOutput, PolicyError, ContextExceeded, ScriptedPolicy, ReplayPolicy, append_turn, load_script, script_path, read_trajectory
 from .agent_triton import check_language, make_kernel_env, language_script_path
 
 # %% auto #0
@@ -317,10 +317,10 @@ def make_policy_factory(kind: str, backend: str, scripts=None, replay=None, mode
             return ReplayPolicy(p)
         return replayed
     if kind == 'hf':
-        from cuda_agent_wb.agent import HFPolicy
+        from cuda_agent_wb.policy import HFPolicy
         if not model: raise ValueError("--policy hf needs --model PATH (a local checkpoint folder)")
         pol = HFPolicy.from_pretrained(model, **kw); return lambda task, k: pol
     if kind == 'openai':
-        from cuda_agent_wb.agent import OpenAIPolicy
+        from cuda_agent_wb.policy import OpenAIPolicy
         pol = OpenAIPolicy(base_url=base_url, model=model, **kw); pol.check(); return lambda task, k: pol
     raise ValueError(f"unknown policy {kind!r}: choose hf, openai, replay or scripted")

@@ -35,7 +35,7 @@ def test_trl_reward_function_and_grpo_step(service, tmp_path):
 
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
-    from cuda_agent_wb.agent import tiny_lm
+    from cuda_agent_wb.policy import tiny_lm
     model, tok = tiny_lm()
     calls = []
     def counted(**kw):
@@ -88,7 +88,7 @@ def test_trl_openenv_environment_factory_one_step(service, tmp_path):
     from trl import GRPOConfig, GRPOTrainer
     from trl.chat_template_utils import qwen2_5_chat_template
     from cuda_agent_wb.adapters import trl_environment
-    from cuda_agent_wb.agent import tiny_lm
+    from cuda_agent_wb.policy import tiny_lm
     from conftest import EnvServer
     srv = EnvServer(free_port(), '--service', service.url).start()
     try:

@@ -4,8 +4,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 import pytest
 from conftest import ROOT
-from cuda_agent_wb.agent import (KernelEnv, HFPolicy, OpenAIPolicy, PolicyError, ScriptedPolicy, append_turn,
-                                 sandbox_available, tiny_lm)
+from cuda_agent_wb.agent import KernelEnv, sandbox_available
+from cuda_agent_wb.policy import HFPolicy, OpenAIPolicy, PolicyError, ScriptedPolicy, append_turn, tiny_lm
 from cuda_agent_wb.config import get_settings
 from cuda_agent_wb.reward import Evaluator
 from cuda_agent_wb.rollout import run_trajectory, read_trajectory

@@ -64,7 +64,7 @@ def ev():
 @pytest.mark.parametrize('task_id', ['relu', 'softmax', 'layernorm_gelu_residual'])
 def test_scripted_triton_plays_on_the_cpu(ev, tmp_path, task_id):
     "The whole script through KernelEnv and the evaluator: header says triton, every verify passes, reward 1 at best."
-    from cuda_agent_wb.agent import load_script
+    from cuda_agent_wb.policy import load_script
     from cuda_agent_wb.rollout import run_trajectory, read_trajectory
     task = load_task(ROOT/f'data/tasks/{task_id}.py')
     summary = run_trajectory(task, load_script(language_script_path(task_id, 'cpu', 'triton')), ev, tmp_path, language='triton', backend='cpu')
@@ -95,7 +95,7 @@ def test_final_triton_solutions_compile_for_sm90_without_spills(task_id):
 @needs_triton
 def test_resume_in_another_language_is_one_error(ev, tmp_path):
     "A trajectory recorded in Triton is not continued as a native one (nor the other way round)."
-    from cuda_agent_wb.agent import ScriptedPolicy
+    from cuda_agent_wb.policy import ScriptedPolicy
     from cuda_agent_wb.rollout import run_trajectory
     relu = load_task(ROOT/'data/tasks/relu.py')
     run_trajectory(relu, ScriptedPolicy([{'tool': 'read_file', 'args': {'path': 'model.py'}}]), ev, tmp_path, language='triton', max_turns=1)

@@ -85,7 +85,7 @@ def test_bf16_profiled_and_baselines_keyed_by_dtype(ev):
 
 def test_dtype_in_trajectory_header_and_report(ev, tmp_path):
     "A scripted bf16 episode: its header names bf16; the eval report (mixed with an fp32 trajectory) names both, per dtype."
-    from cuda_agent_wb.agent import ScriptedPolicy
+    from cuda_agent_wb.policy import ScriptedPolicy
     from cuda_agent_wb.rollout import run_trajectory, read_trajectory, load_trajectories
     from cuda_agent_wb.eval import write_report
     src = SOL/'relu_bf16_valid'

@@ -70,7 +70,7 @@ def test_bundled_scripted_episodes_through_the_server_match_in_process(service, 
 def test_64_episodes_with_an_evaluation_worker_killed_lose_none(service, tmp_path):
     """64 episodes at once on one env server in front of `cawb serve`; one of its workers is killed in the middle of a job
     (stopped first, and killed only once the queue shows the job still running on it). Every episode ends with a result."""
-    from cuda_agent_wb.agent import ScriptedPolicy
+    from cuda_agent_wb.policy import ScriptedPolicy
     from cuda_agent_wb.env_server import RemoteKernelEnvs
     from cuda_agent_wb.rollout import rollout, read_trajectory
     from cuda_agent_wb.tasks import load_task

@@ -87,7 +87,7 @@ def test_rollout_bad_inputs_one_line(tmp_path):
 @pytest.mark.parametrize('backend', ['cpu', 'cuda'])
 def test_bundled_scripts_cover_tasks_and_apply(backend):
     "Every bundled task has a script per backend; its files exist and every edit matches the file it edits."
-    from cuda_agent_wb.agent import load_script, script_path
+    from cuda_agent_wb.policy import load_script, script_path
     from cuda_agent_wb.tasks import load_tasks
     for task in load_tasks()[0]:
         pol = load_script(script_path(task.id, backend))

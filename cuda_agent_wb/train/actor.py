@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from fastcore.basics import patch
 from contextlib import contextmanager
-from ..agent import HFPolicy, PolicyOutput, append_turn
+from ..policy import HFPolicy, PolicyOutput, append_turn
 from ..profile import DeviceLock, device_lock_key
 from .episodes import stop_token_ids
 
@@ -168,7 +168,8 @@ def generate_pooled(self: ActorPolicy, prompt: list[int]) -> tuple[list[int], fl
 @patch
 def act(self: ActorPolicy, messages, tools):
     "One reply: HFPolicy's context fitting on the rendered chat, then pure sampling (pooled with other threads)."
-    from cuda_agent_wb.agent import fit_context, parse_tool_call
+    from cuda_agent_wb.agent import parse_tool_call
+    from cuda_agent_wb.policy import fit_context
     msgs = fit_context(self._render(messages, tools), self.context_tokens - self.max_new_tokens,
                        count=lambda ms: len(self._encode(ms, tools)))
     prompt = self._encode(msgs, tools)

@@ -27,7 +27,7 @@ class RunSettings:
     preset: str = 'custom'
     model_path: str|None = None          # local HF checkpoint folder; None = random-init `tiny` model
     tiny: dict = field(default_factory=lambda: dict(hidden=64, layers=2, heads=4, kv_heads=2))
-    tokenizer: str = 'bpe'               # for random init: 'bpe' (agent.tiny_lm's) or 'char'
+    tokenizer: str = 'bpe'               # for random init: 'bpe' (policy.tiny_lm's) or 'char'
     env: str = 'kernel'                  # 'kernel' (KernelEnv + evaluator) or 'toy' (GuessEnv)
     backend: str = 'cpu'                 # evaluator backend: 'cpu' or 'cuda'
     language: str = 'cuda'               # what the agent writes: 'cuda' (native C++/CUDA sources; C++ on the cpu backend) or 'triton' (agent-loop stages 2 and 4)

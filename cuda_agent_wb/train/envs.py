@@ -9,7 +9,8 @@ from __future__ import annotations
 import re, tempfile
 from pathlib import Path
 from fastcore.basics import patch
-from ..agent import PolicyOutput, StepOut
+from ..agent import StepOut
+from ..policy import PolicyOutput
 
 # %% auto #0
 __all__ = ['SINGLE_TURN_SYSTEM', 'SINGLE_TURN_TASK', 'GuessEnv', 'BisectPolicy', 'parse_solution', 'SingleTurnEnv']

@@ -19,7 +19,7 @@ _RENDERERS = {}
 
 # %% ../../nbs/12_train_2_episodes.ipynb #995a2401
 def _renderer(tok):
-    from cuda_agent_wb.agent import HFPolicy
+    from cuda_agent_wb.policy import HFPolicy
     if id(tok) not in _RENDERERS: _RENDERERS[id(tok)] = HFPolicy(None, tok)
     return _RENDERERS[id(tok)]
 

@@ -19,7 +19,7 @@ def char_tokenizer():
     import string
     from tokenizers import Tokenizer, models, decoders, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
-    from cuda_agent_wb.agent import FALLBACK_CHAT_TEMPLATE
+    from cuda_agent_wb.policy import FALLBACK_CHAT_TEMPLATE
     specials = ['<|endoftext|>', '<|im_start|>', '<|im_end|>', '<unk>']
     chars = [c for c in string.printable if c not in '\x0b\x0c\r']
     tk = Tokenizer(models.WordLevel({t: i for i, t in enumerate(specials + chars)}, unk_token='<unk>'))
@@ -159,9 +159,9 @@ MasterAdamW.state_dict, MasterAdamW.load_state_dict = _master_state_dict, _maste
 
 # %% ../../nbs/12_train_1_models.ipynb #e79e8e0e
 def base_tokenizer(kind: str):
-    "A tokenizer built offline: 'char' (`char_tokenizer`) or 'bpe' (agent.tiny_lm's byte-level BPE)."
+    "A tokenizer built offline: 'char' (`char_tokenizer`) or 'bpe' (policy.tiny_lm's byte-level BPE)."
     if kind == 'char': return char_tokenizer()
     if kind == 'bpe':
-        from cuda_agent_wb.agent import tiny_lm
+        from cuda_agent_wb.policy import tiny_lm
         return tiny_lm()[1]
     raise ValueError(f"tokenizer must be 'char' or 'bpe', not {kind!r}")

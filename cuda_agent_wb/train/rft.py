@@ -89,7 +89,7 @@ def rft_pool(self: Trainer) -> list[dict]:
         mine = [self.tasks()[i] for i in self.shard_of(len(self.tasks()))]
         trajs = self.rollout_kernel(mine, d/'actor', c.rft_max_turns, samples=c.rft_samples) if c.rft_samples else []
     if c.rft_scripted:
-        from cuda_agent_wb.agent import load_script
+        from cuda_agent_wb.policy import load_script
         from cuda_agent_wb.agent_triton import language_script_path
         script_path = lambda task_id, backend: language_script_path(task_id, backend, c.language)
         have = [t for t in mine if script_path(t.id, c.backend).is_file()]
