@@ -8,6 +8,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/train_1_models.html.md"""
 from __future__ import annotations
 import contextlib, torch
 from pathlib import Path
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['DTYPES', 'char_tokenizer', 'tiny_config', 'init_base_model', 'quiet_transformers', 'quiet_logger', 'load_actor',
@@ -118,8 +119,9 @@ class MasterAdamW(torch.optim.AdamW):
         super().__init__(self.masters, **kw)
 
 # %% ../../nbs/12_train_1_models.ipynb #423b679a
+@patch
 @torch.no_grad()
-def _master_step(self: MasterAdamW, closure=None):
+def step(self: MasterAdamW, closure=None):
     "Gradients to the masters, one AdamW step on them, masters back to the parameters."
     pairs = [(p, m) for p, m in zip(self.low, self.masters) if m is not p]
     if self._resync:
@@ -130,7 +132,8 @@ def _master_step(self: MasterAdamW, closure=None):
     for p, m in pairs: p.copy_(m); m.grad = None
     return loss
 
-def _master_zero_grad(self: MasterAdamW, set_to_none: bool = True):
+@patch
+def zero_grad(self: MasterAdamW, set_to_none: bool = True):
     "Clear the parameters' gradients (and the masters')."
     torch.optim.AdamW.zero_grad(self, set_to_none)
     for p in self.low:
@@ -138,14 +141,14 @@ def _master_zero_grad(self: MasterAdamW, set_to_none: bool = True):
         if set_to_none: p.grad = None
         else: p.grad.zero_()
 
-MasterAdamW.step, MasterAdamW.zero_grad = _master_step, _master_zero_grad
-
 # %% ../../nbs/12_train_1_models.ipynb #9c1613c7
-def _master_state_dict(self: MasterAdamW) -> dict:
+@patch
+def state_dict(self: MasterAdamW) -> dict:
     "AdamW's state plus the float32 masters of the low-precision parameters."
     return dict(torch.optim.AdamW.state_dict(self), masters=[m for p, m in zip(self.low, self.masters) if m is not p])
 
-def _master_load_state_dict(self: MasterAdamW, state: dict):
+@patch
+def load_state_dict(self: MasterAdamW, state: dict):
     "AdamW's state; the masters from `state` when it has them, else from the parameters at the next step."
     state = dict(state); saved = state.pop('masters', None)
     torch.optim.AdamW.load_state_dict(self, state)
@@ -154,8 +157,6 @@ def _master_load_state_dict(self: MasterAdamW, state: dict):
         with torch.no_grad():
             for m, s in zip(mine, saved): m.copy_(s)
     else: self._resync = True
-
-MasterAdamW.state_dict, MasterAdamW.load_state_dict = _master_state_dict, _master_load_state_dict
 
 # %% ../../nbs/12_train_1_models.ipynb #e79e8e0e
 def base_tokenizer(kind: str):
