@@ -129,7 +129,7 @@ def arm_curve(out: Path, replays: dict) -> list:
     return rows
 
 
-PROBE_LRS, TARGET_KL = '3e-6,1e-5,3e-5,1e-4', 0.02
+PROBE_LRS, TARGET_KL = '1e-6,3e-6,6e-6,1e-5,3e-5', 0.02
 
 
 def probe_lrs(root: Path, preset: str, sets: dict, lrs: list, target_kl: float) -> dict:
