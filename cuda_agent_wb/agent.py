@@ -8,9 +8,8 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/agent.html.md"""
 from __future__ import annotations
 import ast, fnmatch, hashlib, json, os, re, shutil, signal, subprocess, sys, tempfile, threading, time
 from collections import deque
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, field
 from pathlib import Path
-import torch
 from .config import get_settings
 from .tasks import Task, TaskError, load_tasks
 
