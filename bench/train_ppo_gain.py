@@ -138,7 +138,7 @@ def probe_lrs(root: Path, preset: str, sets: dict, lrs: list, target_kl: float) 
     mean log-prob change of the replays by variant. Chosen: the largest rate whose KL is at most `target_kl`."""
     from cuda_agent_wb.rl import forward_logprobs, kl_penalty, masked_mean
     from cuda_agent_wb.train import Trainer, make_config
-    from cuda_agent_wb.train.episodes import episode_from_trajectory
+    from cuda_agent_wb.train.episodes import collate, episode_from_trajectory
     out = root/'probe'; shutil.rmtree(out, ignore_errors=True); out.mkdir(parents=True)
     for name in ('base', 'rft'): shutil.copytree(root/'sft'/name, out/name, dirs_exist_ok=True)
     shutil.copytree(root/'sft'/'checkpoints'/'last', out/'checkpoints'/'last')
@@ -146,7 +146,7 @@ def probe_lrs(root: Path, preset: str, sets: dict, lrs: list, target_kl: float) 
     tr.fresh_moments()                                   # as stage 4 starts: no Adam moments carried over from fine-tuning
     trajs = read_trajs(root/'sft'/'trajectories'/'rft'/'scripted')
     variant = [VARIANTS[t['header']['sample'] % 3] for t in trajs]
-    mbs = [tr.micro_batches([episode_from_trajectory(t, tr.tok, c.max_seq_len)], f"probe-{i}", 1)[0] for i, t in enumerate(trajs)]
+    mbs = [collate([episode_from_trajectory(t, tr.tok, c.max_seq_len)], tr.tok.pad_token_id, tr.acc.device) for t in trajs]   # one each, in order
     tr.score(mbs)
     keep = lambda m: {k: v.detach().clone() for k, v in m.state_dict().items()}
     saved = (keep(tr.actor), keep(tr.critic), copy.deepcopy(tr.opt_a.state_dict()), copy.deepcopy(tr.opt_c.state_dict()))
@@ -172,6 +172,14 @@ def probe_lrs(root: Path, preset: str, sets: dict, lrs: list, target_kl: float) 
     return res
 
 
+def parse_rates(text: str) -> list:
+    "'1e-6,3e-6' -> [1e-06, 3e-06]; anything but positive numbers is one line naming it."
+    try: lrs = [float(x) for x in text.split(',')]
+    except ValueError: raise SystemExit(f"--probe-lrs {text!r}: give learning rates separated by commas, e.g. {PROBE_LRS}") from None
+    if not lrs or min(lrs) <= 0: raise SystemExit(f"--probe-lrs {text!r}: learning rates must be > 0")
+    return lrs
+
+
 def gain(curve: list, tail: int):
     "Mean reward of the last `tail` iterations minus iteration 0's; None before there are tail + 1 iterations."
     rs = [r.get('reward_mean') for r in curve]
@@ -181,12 +189,13 @@ def gain(curve: list, tail: int):
 
 def fine_tuning(sft: Path) -> dict|None:
     "Stage 2 at a glance: the replay filter's counts, SFT steps and first/last loss (from sft/metrics.jsonl)."
-    f = sft/'metrics.jsonl'
-    if not f.is_file(): return None
-    rows = [json.loads(l) for l in f.read_text().splitlines() if l.strip()]
+    from cuda_agent_wb.train import read_metrics
+    if not (sft/'metrics.jsonl').is_file(): return None
+    rows = read_metrics(sft/'metrics.jsonl').to_dict('records')
     filt = next((r for r in rows if r.get('phase') == 'filter'), {})
-    sft = [r['sft_loss'] for r in rows if r.get('phase') == 'sft' and r.get('sft_loss') is not None]
-    return dict({k: filt.get(k) for k in ('pool', 'kept', 'reward_mean', 'pass_rate')}, sft_steps=len(sft),
+    sft = [r['sft_loss'] for r in rows if r.get('phase') == 'sft' and r.get('sft_loss') == r.get('sft_loss')]   # NaN: not an SFT step
+    count = lambda k: None if filt.get(k) is None else int(filt[k])         # pandas reads counts as floats
+    return dict(pool=count('pool'), kept=count('kept'), reward_mean=filt.get('reward_mean'), pass_rate=filt.get('pass_rate'), sft_steps=len(sft),
                 sft_loss_first=sft[0] if sft else None, sft_loss_last=sft[-1] if sft else None)
 
 
@@ -270,6 +279,7 @@ def main():
     ap.add_argument('--no-probe', action='store_true', help="the ppo arm takes the preset's actor_lr, untested")
     a = ap.parse_args()
     a.tail = a.tail or (1 if a.smoke else 2)
+    if not a.no_probe: parse_rates(a.probe_lrs)           # a bad list is one line now, not after the fine-tuning
     import transformers
     from cuda_agent_wb.train import Trainer, make_config, parse_overrides, survive, STAGES
     root = Path(a.out or ('runs/train_ppo_gain_smoke' if a.smoke else 'runs/train_ppo_gain'))
@@ -301,7 +311,7 @@ def main():
         sft.run()
         del sft; torch.cuda.empty_cache() if torch.cuda.is_available() else None
         if not a.no_probe and not (root/'lr_probe.json').is_file():
-            probe = probe_lrs(root, a.preset, sets, [float(x) for x in a.probe_lrs.split(',')], a.target_kl)
+            probe = probe_lrs(root, a.preset, sets, parse_rates(a.probe_lrs), a.target_kl)
             (root/'lr_probe.json').write_text(json.dumps(probe, indent=1) + '\n')
         write(plot=False)
     elif not (root/'sft'/'checkpoints'/'last').is_dir(): raise SystemExit(f"--arm {a.arm}: no fine-tuned checkpoint under {root/'sft'}: run without --arm first")
