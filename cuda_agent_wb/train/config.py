@@ -12,9 +12,9 @@ from pathlib import Path
 from .actor import GEN_CACHES
 
 # %% auto #0
-__all__ = ['STAGES', 'PRESETS', 'DEMO_CUDA_TASKS', 'RunSettings', 'check_train_language', 'SamplingSettings', 'PPOSettings',
-           'WarmupSettings', 'RFTSettings', 'ValueSettings', 'AgenticSettings', 'BookkeepingSettings', 'TrainConfig',
-           'check_config', 'make_config', 'parse_overrides', 'save_config', 'load_config']
+__all__ = ['STAGES', 'SFT_SCHEDULES', 'PRESETS', 'DEMO_CUDA_TASKS', 'RunSettings', 'check_train_language', 'SamplingSettings',
+           'PPOSettings', 'WarmupSettings', 'RFTSettings', 'ValueSettings', 'AgenticSettings', 'BookkeepingSettings',
+           'TrainConfig', 'check_config', 'make_config', 'parse_overrides', 'save_config', 'load_config']
 
 # %% ../../nbs/12_train_5_config.ipynb #4d915ba4
 STAGES = {1: 'warmup', 2: 'rft', 3: 'value', 4: 'agentic'}
@@ -90,6 +90,8 @@ class WarmupSettings:
     warmup_episodes: int = 1024          # episodes per iteration (global batch)
 
 # %% ../../nbs/12_train_5_config.ipynb #821c68f2
+SFT_SCHEDULES = ('constant', 'cosine')    # how sft_lr moves over the SFT steps
+
 @dataclass
 class RFTSettings:
     "Stage 2, rejection fine-tuning: the trajectory pool, its filters, the SFT."
@@ -103,6 +105,7 @@ class RFTSettings:
     rft_recover: int = 0                 # how many of those copies also show one unreadable reply (not trained on) and its error, then the right one
     sft_epochs: int = 2
     sft_lr: float = 1e-5
+    sft_schedule: str = 'constant'       # 'constant' sft_lr, or 'cosine': from sft_lr down to 0 over all SFT steps
     sft_batch: int = 64
 
 # %% ../../nbs/12_train_5_config.ipynb #a2c05ff1
@@ -162,7 +165,7 @@ PRESETS = {
 }
 DEMO_CUDA_TASKS = ['relu', 'scale_gelu', 'softmax', 'sum_reduce', 'matmul', 'linear_relu', 'layernorm', 'rmsnorm_silu_mul']
 PRESETS['gpu-100m-demo'] = dict(PRESETS['gpu-100m'], stages=[2, 3, 4], tasks=DEMO_CUDA_TASKS, rft_samples=0, rft_scripted=True,
-                                rft_script_samples=1, rft_jitter=7, rft_recover=3, sft_epochs=20, sft_lr=3e-4, sft_batch=1, micro_batch=1, value_epochs=1, value_batch=1,
+                                rft_script_samples=1, rft_jitter=7, rft_recover=3, sft_epochs=20, sft_lr=3e-4, sft_schedule='cosine', sft_batch=1, micro_batch=1, value_epochs=1, value_batch=1,
                                 max_new_tokens=3072, max_turns=16, temperature=0.5, actor_lr=1e-6, critic_lr=1e-5,
                                 ppo_iterations=3, ppo_episodes=8, samples_per_task=1, mini_batch=8, save_every=5)
 PRESETS['cpu-demo'] = dict(PRESETS['tiny-cpu'], stages=[2, 3, 4], tasks=['relu'],
@@ -225,6 +228,7 @@ def make_config(preset='tiny-cpu', **overrides) -> TrainConfig:
     cfg = TrainConfig(**{**PRESETS.get(preset, {}), 'preset': preset, **{k: v for k, v in overrides.items() if v is not None}})
     check_config(cfg)
     if not set(cfg.stages) <= set(STAGES): raise ValueError(f"stages must be among 1, 2, 3, 4, not {cfg.stages}")
+    if cfg.sft_schedule not in SFT_SCHEDULES: raise ValueError(f"sft_schedule must be one of {', '.join(SFT_SCHEDULES)}, not {cfg.sft_schedule!r}")
     if cfg.gen_cache not in GEN_CACHES: raise ValueError(f"gen_cache must be one of {', '.join(GEN_CACHES)}, not {cfg.gen_cache!r}")
     if not (isinstance(cfg.evaluators, int) and cfg.evaluators >= 1): raise ValueError(f"evaluators must be a whole number >= 1, not {cfg.evaluators!r}")
     if not (isinstance(cfg.rft_jitter, int) and cfg.rft_jitter >= 0): raise ValueError(f"rft_jitter must be a whole number >= 0, not {cfg.rft_jitter!r}")

@@ -6,7 +6,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/train_9_rft.html.md"""
 
 # %% ../../nbs/12_train_9_rft.ipynb #8956ad29
 from __future__ import annotations
-import json, random, sys, time, torch
+import json, math, random, sys, time, torch
 from pathlib import Path
 from fastcore.basics import patch
 from ..rl import (forward_logprobs, outcome_token_rewards, gae_advantages, value_loss, sft_loss,
@@ -20,8 +20,8 @@ from .trainer import full_params, rollout_stats, Trainer, _mean
 from .ppo import _sync, _wmean
 
 # %% auto #0
-__all__ = ['validate_action', 'redundant_loop', 'rft_reject_reason', 'rft_filter', 'load_rft_dataset', 'turn_lengths',
-           'turns_over_budget']
+__all__ = ['validate_action', 'redundant_loop', 'rft_reject_reason', 'rft_filter', 'load_rft_dataset', 'cosine_lr',
+           'turn_lengths', 'turns_over_budget']
 
 # %% ../../nbs/12_train_9_rft.ipynb #739b5712
 _JSON_TYPES = dict(string=str, integer=int, number=(int, float), boolean=bool, object=dict, array=list)
@@ -134,6 +134,11 @@ def rft_dataset(self: Trainer) -> list[dict]:
     self.state['rft_ready'] = True
     return load_rft_dataset(f)
 
+# %% ../../nbs/12_train_9_rft.ipynb #d5bb23eb
+def cosine_lr(step: int, total: int, base: float) -> float:
+    "The learning rate at optimiser step `step` (1-based) of `total`: a half cosine from `base` down towards 0."
+    return base * 0.5 * (1 + math.cos(math.pi * min(1.0, (step - 1) / max(1, total))))
+
 # %% ../../nbs/12_train_9_rft.ipynb #e2e8de73
 @patch
 def sft_epoch(self: Trainer, episodes: list, epoch: int, step0: int) -> int:
@@ -141,7 +146,10 @@ def sft_epoch(self: Trainer, episodes: list, epoch: int, step0: int) -> int:
     c, step = self.cfg, step0
     per_episode = max(1.0, sum(sum(e.mask) for e in episodes) / max(1, len(episodes)))   # mean trainable tokens of one
     mbs = self.micro_batches(self.even_share(episodes), f"sft-{epoch}", c.micro_batch)
-    for g in self.groups(mbs, c.sft_batch):
+    gs = self.groups(mbs, c.sft_batch)
+    for g in gs:
+        lr = cosine_lr(step, len(gs) * c.sft_epochs, c.sft_lr) if c.sft_schedule == 'cosine' else c.sft_lr
+        self.set_lr(actor_lr=lr)
         t0, ntok = time.time(), sum(b['mask'].sum().item() for b in g) or 1.0
         norm, losses = per_episode * sum(len(b['reward']) for b in g), []        # every token weighs the same
         for j, b in enumerate(g):
@@ -152,7 +160,7 @@ def sft_epoch(self: Trainer, episodes: list, epoch: int, step0: int) -> int:
         gn = self.step_optimizers(critic=False)
         seq = sum(b['attention_mask'].sum().item() for b in g)
         self.metrics.log('rft', step, stage_no=2, phase='sft', epoch=epoch, **self.reduce(dict(
-            sft_loss=sum(l * n for l, n in losses) / ntok, tokens_per_s=seq / (time.time() - t0), step_s=time.time() - t0, **gn)))
+            sft_loss=sum(l * n for l, n in losses) / ntok, lr=lr, tokens_per_s=seq / (time.time() - t0), step_s=time.time() - t0, **gn)))
         step += 1
     return step
 
@@ -196,7 +204,6 @@ def rft_stage(self: Trainer):
     if (why := turns_over_budget(eps, c.max_new_tokens)):
         print(f"cawb train: {why}", file=sys.stderr)
         if self.state['step'] == 0: self.metrics.log('rft', 0, stage_no=2, phase='check', note=why)   # once, not again on resume
-    self.set_lr(actor_lr=c.sft_lr)
     for epoch in range(self.state['step'], c.sft_epochs):
         self.state['sft_step'] = self.sft_epoch(eps, epoch, self.state['sft_step'])
         self.state['step'] = epoch + 1
