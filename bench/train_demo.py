@@ -8,7 +8,8 @@ the same bundled CUDA tasks (stage 4). It learns the bundled tasks: no held-out 
 
 Writes, after every training record (so a call stopped mid-run keeps its numbers): bench/results/train_demo.json with
 `final_reward_mean`, `final_pass_rate` (the last agentic iteration), `minutes` (summed over calls, from each call's
-start to its last record), the per-iteration curve; and bench/results/train_demo.html (the run's metric curves and
+start to its last record), the per-iteration curve (`end_min`: when each iteration ended), `target_reached` (the first
+iteration at reward >= 1 and pass rate >= 50 % within 15 minutes, or null); and bench/results/train_demo.html (the run's metric curves and
 step times) after every PPO iteration and at the end.
 """
 import argparse, json, os, sys, time
@@ -37,6 +38,22 @@ def stage_ends(m, calls: Path) -> dict:
     return {str(s): round(float(g['time'].max()) - t0, 1) for s, g in m.groupby('stage', sort=False)}
 
 
+TARGET = dict(reward_mean=1.0, pass_rate=0.5, minutes=15.0)       # issue 26: reward >= 1 and pass >= 50 % within 15 min on one H100
+
+
+def first_start(calls: Path) -> float|None:
+    "When the run's first call started (seconds since the epoch), or None before any call is recorded."
+    rows = [json.loads(l) for l in calls.read_text().splitlines() if l.strip()] if calls.is_file() else []
+    return min((r['start'] for r in rows), default=None)
+
+
+def target_reached(curve: list) -> dict|None:
+    "The first agentic iteration at or above TARGET's reward and pass rate within its minutes (rows need `end_min`), or None."
+    ok = lambda r: (r.get('reward_mean') or -9) >= TARGET['reward_mean'] and (r.get('pass_rate') or 0) >= TARGET['pass_rate']
+    r = next((r for r in curve if ok(r) and r.get('end_min') is not None and r['end_min'] <= TARGET['minutes']), None)
+    return None if r is None else dict(iteration=int(r['step']), minutes=r['end_min'], reward_mean=r['reward_mean'], pass_rate=r['pass_rate'])
+
+
 def summarise(out: Path, cfg, minutes: float, extra: dict) -> dict:
     "The results record: the last agentic iteration's reward and pass rate, the curve, the stages' times."
     from cuda_agent_wb.train import read_metrics, STAGES
@@ -44,6 +61,8 @@ def summarise(out: Path, cfg, minutes: float, extra: dict) -> dict:
     ag = m[m['stage'] == STAGES[4]] if len(m) else m
     cols = [c for c in ('step', 'reward_mean', 'pass_rate', 'parse_error_rate', 'turns_mean', 'rollout_s', 'gen_s', 'wait_s', 'update_s', 'step_s') if c in ag]
     curve = [{k: v for k, v in r.items() if v == v} for r in ag[cols].to_dict('records')] if len(ag) else []
+    if (t0 := first_start(out / 'calls.jsonl')) is not None and len(ag) and 'time' in ag:   # when each iteration ended, from the first call's start
+        for row, t in zip(curve, ag['time']): row['end_min'] = round((float(t) - t0) / 60, 2)
     sft = m[(m['stage'] == STAGES[2]) & m['sft_loss'].notna()] if 'sft_loss' in m else m.iloc[:0]
     filt = m[(m['stage'] == STAGES[2]) & (m['phase'] == 'filter')] if 'phase' in m else m.iloc[:0]
     return dict(
@@ -53,7 +72,8 @@ def summarise(out: Path, cfg, minutes: float, extra: dict) -> dict:
         rft_kept=int(filt['kept'].iloc[-1]) if len(filt) and 'kept' in filt else None,
         sft_steps=len(sft), sft_loss_first=float(sft['sft_loss'].iloc[0]) if len(sft) else None,
         sft_loss_last=float(sft['sft_loss'].iloc[-1]) if len(sft) else None, stage_ends_s=stage_ends(m, out / 'calls.jsonl'),
-        curve=curve, **extra)
+        target=f"reward_mean >= {TARGET['reward_mean']} and pass_rate >= {TARGET['pass_rate']} within {TARGET['minutes']:g} min",
+        target_reached=target_reached(curve), curve=curve, **extra)
 
 
 def main():

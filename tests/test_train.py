@@ -173,6 +173,7 @@ def test_bench_scripts_write_results_during_the_run_and_time_saves_apart(tmp_pat
     r = json.loads((tmp_path/'td.json').read_text())
     assert r['finished'] and r['agentic_iterations'] == 2 and len(r['curve']) == 2 and r['minutes'] > 0
     assert r['final_reward_mean'] == r['curve'][-1]['reward_mean'] and (tmp_path/'td.html').stat().st_size > 1000
+    assert 0 < r['curve'][0]['end_min'] <= r['curve'][1]['end_min'] <= r['minutes'] + 0.01, r['curve']   # when each iteration ended
     ends = r['stage_ends_s']                      # where the time went: each stage's last record, from the run's start
     assert list(ends) == ['warmup', 'rft', 'value', 'agentic'] and 0 < ends['warmup'] <= ends['rft'] <= ends['value'] <= ends['agentic'], ends
     # a second call resumes a finished run: nothing new is trained, and its time is added to the first call's
@@ -181,6 +182,19 @@ def test_bench_scripts_write_results_during_the_run_and_time_saves_apart(tmp_pat
     r2 = json.loads((tmp_path/'td.json').read_text())
     assert r2['curve'] == r['curve'] and r2['minutes'] >= r['minutes']
     assert len((tmp_path/'td'/'calls.jsonl').read_text().splitlines()) == 2
+
+
+def test_train_demo_target_is_the_first_iteration_at_the_bar_within_its_minutes():
+    "bench/train_demo.py's target_reached: the first iteration at reward >= 1 and pass >= 50 % that ended within 15 min."
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('train_demo', ROOT/'bench/train_demo.py'); td = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(td)
+    curve = [dict(step=0, reward_mean=0.9, pass_rate=0.9, end_min=5.0), dict(step=1, reward_mean=1.0, pass_rate=0.5, end_min=9.0),
+             dict(step=2, reward_mean=1.5, pass_rate=1.0, end_min=12.0)]
+    assert td.target_reached(curve) == dict(iteration=1, minutes=9.0, reward_mean=1.0, pass_rate=0.5)
+    assert td.target_reached([dict(step=0, reward_mean=2.0, pass_rate=1.0, end_min=15.5)]) is None        # too late
+    assert td.target_reached([dict(step=0, reward_mean=1.0, pass_rate=0.25, end_min=3.0)]) is None        # pass rate under the bar
+    assert td.target_reached([dict(step=0, reward_mean=1.0, pass_rate=1.0)]) is None                      # no end time: no claim
 
 
 def test_held_out_tasks_are_played_every_ppo_iteration_and_never_trained_on(tmp_path):
