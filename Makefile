@@ -38,7 +38,7 @@ test: install-triton
 	$(MAKE) --no-print-directory test-py test-nbs check-sync
 
 test-py: install-triton
-	$(BIN)/python -m pytest -q -p no:cacheprovider -m "not browser" tests
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 -m "not browser" tests
 
 ## JupyterLab + headless Chromium (Debian's chromium, installed here if missing; Playwright drives it)
 test-browser: install-triton
