@@ -46,7 +46,8 @@ def one_copy(way: str, t, folder: str, bufs: dict) -> float:
     if way == 'staged' and 'staged' not in bufs: bufs['staged'] = torch.empty(t.shape, dtype=t.dtype, pin_memory=t.is_cuda)
     if way in ('fault_then_copy', 'staged', 'registered'): dst, path = mapped(nbytes, folder, t.dtype, t.shape)
     if way == 'fault_then_copy': dst.zero_()                       # pages faulted in before the clock starts
-    if way == 'registered' and t.is_cuda: torch.cuda.cudart().cudaHostRegister(dst.data_ptr(), nbytes, 0)
+    if way == 'registered' and t.is_cuda and (rc := torch.cuda.cudart().cudaHostRegister(dst.data_ptr(), nbytes, 0)) != 0:
+        os.unlink(path); raise RuntimeError(f"cudaHostRegister on the mapped file failed: {rc}")
     sync(t); t0 = time.perf_counter()
     if way == 'current':
         sandbox._shm_out = folder; dst = sandbox.copy_for_message(t)
@@ -72,8 +73,12 @@ def measure(device: str, sizes_mb: list, repeats: int, folder: str) -> list:
         bufs = {}
         for way in WAYS:
             if way == 'registered' and not t.is_cuda: continue
-            one_copy(way, t, folder, bufs)                             # warm: allocators, CUDA context, first mapping
-            secs = [one_copy(way, t, folder, bufs) for _ in range(repeats)]
+            try:
+                one_copy(way, t, folder, bufs)                         # warm: allocators, CUDA context, first mapping
+                secs = [one_copy(way, t, folder, bufs) for _ in range(repeats)]
+            except Exception as e:                                     # one way failing is one line and a row; the others still run
+                print(f"d2h_copy: {device} {mb} MB {way}: {type(e).__name__}: {e}", file=sys.stderr)
+                rows.append(dict(way=way, mb=mb, error=f"{type(e).__name__}: {e}")); continue
             med = statistics.median(secs)
             rows.append(dict(way=way, mb=mb, ms=round(1e3 * med, 2), gb_per_s=round(mb / 1024 / med, 2), ms_all=[round(1e3 * s, 2) for s in secs]))
             print(f"d2h_copy: {device} {mb} MB {way}: {1e3 * med:.1f} ms ({mb / 1024 / med:.1f} GB/s)", file=sys.stderr)
