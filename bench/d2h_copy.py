@@ -46,7 +46,7 @@ def one_copy(way: str, t, folder: str, bufs: dict) -> float:
     if way == 'staged' and 'staged' not in bufs: bufs['staged'] = torch.empty(t.shape, dtype=t.dtype, pin_memory=t.is_cuda)
     if way in ('fault_then_copy', 'staged', 'registered'): dst, path = mapped(nbytes, folder, t.dtype, t.shape)
     if way == 'fault_then_copy': dst.zero_()                       # pages faulted in before the clock starts
-    if way == 'registered' and t.is_cuda and (rc := torch.cuda.cudart().cudaHostRegister(dst.data_ptr(), nbytes, 0)) != 0:
+    if way == 'registered' and t.is_cuda and (rc := int(torch.cuda.cudart().cudaHostRegister(dst.data_ptr(), nbytes, 0))) != 0:
         os.unlink(path); raise RuntimeError(f"cudaHostRegister on the mapped file failed: {rc}")
     sync(t); t0 = time.perf_counter()
     if way == 'current':
