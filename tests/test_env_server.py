@@ -18,13 +18,29 @@ def wait_for(what, cond, limit_s=300, every=0.05):
     return v
 
 
-def job_in_queue(db, job_id: str) -> dict:
-    "A job's id, status and worker read straight from the service's SQLite queue (WAL: a reader never waits for a writer)."
+def job_in_queue(db, job_id: str, wait_s: float = 5.0) -> dict|None:
+    """A job's id, status and worker read straight from the service's SQLite queue, or None if the queue stayed locked
+    for `wait_s` (WAL readers do not wait for a writer, but they do for a connection stopped mid-checkpoint)."""
     import sqlite3
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=600)
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=wait_s)
     try: row = con.execute("SELECT id, status, worker FROM jobs WHERE id=?", (job_id,)).fetchone()
+    except sqlite3.OperationalError as e:
+        if 'locked' in str(e): return None
+        raise
     finally: con.close()
     return dict(zip(('id', 'status', 'worker'), row)) if row else {}
+
+
+def test_job_in_queue_answers_none_while_the_queue_is_locked(tmp_path):
+    "The load test's look into the queue: None while a connection holds the file locked (it lets the frozen worker go), the row after."
+    import sqlite3
+    db = tmp_path/'q.sqlite'; con = sqlite3.connect(db)
+    con.execute("PRAGMA journal_mode=WAL"); con.execute("CREATE TABLE jobs (id TEXT, status TEXT, worker TEXT)")
+    con.execute("INSERT INTO jobs VALUES ('j1', 'running', 'w0')"); con.commit()
+    con.execute("PRAGMA locking_mode=EXCLUSIVE"); con.execute("UPDATE jobs SET worker='w0'"); con.commit()   # the lock stays held
+    assert job_in_queue(db, 'j1', wait_s=0.2) is None
+    con.close()
+    assert job_in_queue(db, 'j1') == dict(id='j1', status='running', worker='w0')
 
 
 @pytest.fixture(scope='module')
@@ -95,8 +111,8 @@ def test_64_episodes_with_an_evaluation_worker_killed_lose_none(service, tmp_pat
             if w is None: time.sleep(0.02); continue
             os.kill(w['pid'], signal.SIGSTOP)                       # frozen: it cannot finish the job while we look
             job = job_in_queue(service.db, w['job'])     # from the file: the frozen worker may hold the queue's write lock
-            if job['status'] == 'running' and job['worker'] == w['id']: os.kill(w['pid'], signal.SIGKILL); killed = (w, job)
-            else: os.kill(w['pid'], signal.SIGCONT)
+            if job and job['status'] == 'running' and job['worker'] == w['id']: os.kill(w['pid'], signal.SIGKILL); killed = (w, job)
+            else: os.kill(w['pid'], signal.SIGCONT)       # not in a job, or frozen holding a lock readers wait on: look again
         run.join(600)
         assert not run.is_alive(), 'the load did not finish'
         info = wait_for('every session closed', lambda: (i := srv.info())['active_episodes'] == 0 and i)
