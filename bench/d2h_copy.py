@@ -42,8 +42,7 @@ def one_copy(way: str, t, folder: str, bufs: dict) -> float:
     "Seconds for one copy of `t` the named way (files made for it removed after)."
     from cuda_agent_wb import sandbox
     nbytes, path = t.numel() * t.element_size(), None
-    if way == 'pinned' and 'pinned' not in bufs: bufs['pinned'] = torch.empty(t.shape, dtype=t.dtype, pin_memory=t.is_cuda)
-    if way == 'staged' and 'staged' not in bufs: bufs['staged'] = torch.empty(t.shape, dtype=t.dtype, pin_memory=t.is_cuda)
+    if way in ('pinned', 'staged') and way not in bufs: bufs[way] = torch.empty(t.shape, dtype=t.dtype, pin_memory=t.is_cuda)   # made once, reused
     if way in ('fault_then_copy', 'staged', 'registered'): dst, path = mapped(nbytes, folder, t.dtype, t.shape)
     if way == 'fault_then_copy': dst.zero_()                       # pages faulted in before the clock starts
     if way == 'registered' and t.is_cuda and (rc := int(torch.cuda.cudart().cudaHostRegister(dst.data_ptr(), nbytes, 0))) != 0:

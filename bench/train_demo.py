@@ -17,34 +17,34 @@ from pathlib import Path
 import torch
 
 
+def read_calls(calls: Path) -> list:
+    "The run's calls so far, one {start, last} per call (empty before the first)."
+    return [json.loads(l) for l in calls.read_text().splitlines() if l.strip()] if calls.is_file() else []
+
+
 def call_minutes(calls: Path) -> float:
     "Minutes summed over every call of the run (each from its start to its last record)."
-    rows = [json.loads(l) for l in calls.read_text().splitlines() if l.strip()] if calls.is_file() else []
-    return round(sum(r['last'] - r['start'] for r in rows) / 60, 2)
+    return round(sum(r['last'] - r['start'] for r in read_calls(calls)) / 60, 2)
 
 
 def touch_call(calls: Path, start: float, last: float):
     "Record this call's start and latest time (the line of this call is rewritten in place)."
-    rows = [json.loads(l) for l in calls.read_text().splitlines() if l.strip()] if calls.is_file() else []
-    rows = [r for r in rows if r['start'] != start] + [dict(start=start, last=last)]
+    rows = [r for r in read_calls(calls) if r['start'] != start] + [dict(start=start, last=last)]
     calls.write_text(''.join(json.dumps(r) + '\n' for r in rows))
-
-
-def stage_ends(m, calls: Path) -> dict:
-    "Seconds from the run's first call to each stage's last record (gaps between resumed calls included)."
-    rows = [json.loads(l) for l in calls.read_text().splitlines() if l.strip()] if calls.is_file() else []
-    if not rows or not len(m) or 'time' not in m: return {}
-    t0 = min(r['start'] for r in rows)
-    return {str(s): round(float(g['time'].max()) - t0, 1) for s, g in m.groupby('stage', sort=False)}
-
-
-TARGET = dict(reward_mean=1.0, pass_rate=0.5, minutes=15.0)       # issue 26: reward >= 1 and pass >= 50 % within 15 min on one H100
 
 
 def first_start(calls: Path) -> float|None:
     "When the run's first call started (seconds since the epoch), or None before any call is recorded."
-    rows = [json.loads(l) for l in calls.read_text().splitlines() if l.strip()] if calls.is_file() else []
-    return min((r['start'] for r in rows), default=None)
+    return min((r['start'] for r in read_calls(calls)), default=None)
+
+
+def stage_ends(m, calls: Path) -> dict:
+    "Seconds from the run's first call to each stage's last record (gaps between resumed calls included)."
+    if (t0 := first_start(calls)) is None or not len(m) or 'time' not in m: return {}
+    return {str(s): round(float(g['time'].max()) - t0, 1) for s, g in m.groupby('stage', sort=False)}
+
+
+TARGET = dict(reward_mean=1.0, pass_rate=0.5, minutes=15.0)       # issue 26: reward >= 1 and pass >= 50 % within 15 min on one H100
 
 
 def target_reached(curve: list) -> dict|None:
