@@ -187,6 +187,14 @@ def gain(curve: list, tail: int):
     return round(sum(rs[-tail:]) / tail - rs[0], 4)
 
 
+def common_gains(curves: dict, tail: int) -> dict:
+    """Each arm's gain over the iterations every arm finished (same seeds, same count), averaging the last `tail` of them,
+    or fewer when a time box cut the arms short (at least one iteration after iteration 0): {'gains', 'iterations', 'tail'}."""
+    n = min(map(len, curves.values()))
+    t = min(tail, n - 1)
+    return dict(gains={arm: gain(c[:n], t) if t >= 1 else None for arm, c in curves.items()}, iterations=n, tail=max(t, 0))
+
+
 def fine_tuning(sft: Path) -> dict|None:
     "Stage 2 at a glance: the replay filter's counts, SFT steps and first/last loss (from sft/metrics.jsonl)."
     from cuda_agent_wb.train import read_metrics
@@ -202,7 +210,7 @@ def fine_tuning(sft: Path) -> dict|None:
 def summarise(root: Path, cfg, tail: int, extra: dict) -> dict:
     replays = replay_rewards(root/'sft')
     curves = {arm: arm_curve(root/arm, replays) for arm in ARMS}
-    gains = {arm: gain(c, tail) for arm, c in curves.items()}
+    common = common_gains(curves, tail); gains = common['gains']
     done = {arm: len(c) == cfg.ppo_iterations for arm, c in curves.items()}
     met, probe = None, json.loads((root/'lr_probe.json').read_text()) if (root/'lr_probe.json').is_file() else None
     if gains['ppo'] is not None and gains['frozen'] is not None:
@@ -210,6 +218,8 @@ def summarise(root: Path, cfg, tail: int, extra: dict) -> dict:
     return dict(preset=cfg.preset, model=cfg.tiny, tasks=cfg.tasks, backend=cfg.backend, ppo_iterations=cfg.ppo_iterations,
                 ppo_episodes=cfg.ppo_episodes, actor_lr=probe['chosen'] if probe else cfg.actor_lr, lr_probe=probe, critic_lr=cfg.critic_lr,
                 kl_coef=cfg.kl_coef, clip=[cfg.clip_low, cfg.clip_high], ppo_epochs=cfg.ppo_epochs, mini_batch=cfg.mini_batch, temperature=cfg.temperature, tail=tail,
+                gain_over=dict(iterations=common['iterations'], tail=common['tail'],
+                               rule='iterations both arms finished; the gain averages the last `tail` of them (fewer than asked when the time box cut the arms short) minus iteration 0'),
                 ppo_gain=gains['ppo'], frozen_gain=gains['frozen'], target=f"ppo_gain >= {TARGET} and >= frozen_gain + {TARGET}",
                 target_met=met, arms_finished=done, fine_tuning=fine_tuning(root/'sft'), replays=replays, curves=curves, **extra)
 

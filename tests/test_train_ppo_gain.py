@@ -21,6 +21,9 @@ def test_measures_on_hand_made_episodes():
     assert gain_bench.episode_shares([], replays) == dict(gave_up_share=None, faster_share=None, episodes_with_room=0, second_kernel_share=None)
     curve = [dict(reward_mean=r) for r in (2.5, 2.6, 2.8, 3.0)]
     assert (gain_bench.gain(curve, 2), gain_bench.gain(curve[:2], 2)) == (0.4, None)
+    cut = gain_bench.common_gains(dict(ppo=curve, frozen=curve[:2]), 2)       # the time box cut one arm after 2 iterations
+    assert cut == dict(gains=dict(ppo=0.1, frozen=0.1), iterations=2, tail=1)
+    assert gain_bench.common_gains(dict(ppo=curve, frozen=curve[:1]), 2)['gains'] == dict(ppo=None, frozen=None)
 
 
 def test_smoke_run_writes_both_arms_and_resumes(tmp_path):
