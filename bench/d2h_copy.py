@@ -3,14 +3,19 @@ CUDA tensor into a /dev/shm file, timed apart, alone and with one process per GP
 
 At the gpu preset a service worker spent most of its wall time in "to CPU" (bench/results/prof_service_gpu_after.json):
 `sandbox.copy_for_message` copies each large output with `dst.copy_(t)` straight into a new, shared /dev/shm mapping,
-which is neither pinned nor populated. This script measures, per size:
+which is neither pinned nor populated. Since 2026-11-26 it maps the file's pages in at once (`sandbox.map_file`) and copies
+by DMA into them while they are locked for the GPU (`sandbox.copy_pinned`). This script measures, per size:
 
-  current         `sandbox.copy_for_message` as the evaluator calls it (file reserved, mapped, copied into)
+  current         `sandbox.copy_for_message` as the evaluator calls it (file reserved, mapped, copied into): everything timed
+  before          what it did before: the file mapped lazily (`torch.from_file`), a pageable copy; everything timed
+  populated       the file mapped at once (`sandbox.map_file`), a pageable copy, no locking; everything timed
+  lazy_locked     the file mapped lazily, its pages locked for the GPU (which faults them in), a DMA copy, unlocked; everything timed
   pageable        `t.to('cpu')`: a plain malloc'd CPU tensor (no file)
   pinned          into a page-locked CPU tensor allocated beforehand (the DMA alone)
   fault_then_copy the mapping's pages touched first (`zero_`), then the copy: how much of `current` is page faults
   staged          into a reused pinned buffer, then a CPU copy into the mapped file
   registered      the mapped file's pages locked for the GPU (`cudaHostRegister`), copied into, unregistered
+The last four time the copy alone (their destination made before the clock starts): what the copy could cost at best.
 
     python bench/d2h_copy.py                          # on a GPU machine; with 2+ GPUs also one process per GPU at once
     python bench/d2h_copy.py --device cpu --sizes-mb 8 --repeats 1    # the script end to end on a CPU (no claim)
@@ -23,15 +28,17 @@ from pathlib import Path
 import torch
 
 HERE = Path(__file__).parent
-WAYS = ('current', 'pageable', 'pinned', 'fault_then_copy', 'staged', 'registered')
+WAYS = ('current', 'before', 'populated', 'lazy_locked', 'pageable', 'pinned', 'fault_then_copy', 'staged', 'registered')
 
 
-def mapped(nbytes: int, folder: str, dtype, shape):
-    "A fresh file of `nbytes` in `folder`, reserved and mapped shared as a tensor (what `copy_for_message` makes); (tensor, path)."
+def mapped(nbytes: int, folder: str, dtype, shape, lazy: bool = True):
+    "A fresh file of `nbytes` in `folder`, reserved and mapped shared as a tensor, lazily (`torch.from_file`) or at once (`sandbox.map_file`); (tensor, path)."
+    from cuda_agent_wb.sandbox import map_file
     fd, path = tempfile.mkstemp(prefix='cawb-d2h-', suffix='.bin', dir=folder)
     try: os.posix_fallocate(fd, 0, nbytes)
     finally: os.close(fd)
-    return torch.from_file(path, shared=True, size=nbytes, dtype=torch.uint8).view(dtype).view(shape), path
+    m = torch.from_file(path, shared=True, size=nbytes, dtype=torch.uint8) if lazy else map_file(path, nbytes, shared=True)
+    return m.view(dtype).view(shape), path
 
 
 def sync(t):
@@ -51,6 +58,11 @@ def one_copy(way: str, t, folder: str, bufs: dict) -> float:
     if way == 'current':
         sandbox._shm_out = folder; dst = sandbox.copy_for_message(t)
         path = sandbox._shm_tensors.get(id(dst), (None, None))[1]
+    elif way in ('before', 'populated'):
+        dst, path = mapped(nbytes, folder, t.dtype, t.shape, lazy=way == 'before'); dst.copy_(t)
+    elif way == 'lazy_locked':
+        dst, path = mapped(nbytes, folder, t.dtype, t.shape)
+        if not sandbox.copy_pinned(dst, t): raise RuntimeError("cudaHostRegister on the mapped file failed")
     elif way == 'pageable': dst = t.to('cpu', copy=True)
     elif way == 'pinned': bufs['pinned'].copy_(t); dst = bufs['pinned']
     elif way in ('fault_then_copy', 'registered'): dst.copy_(t)
@@ -71,7 +83,7 @@ def measure(device: str, sizes_mb: list, repeats: int, folder: str) -> list:
         t = torch.randn(mb * (1 << 20) // 4, device=device)       # float32
         bufs = {}
         for way in WAYS:
-            if way == 'registered' and not t.is_cuda: continue
+            if way in ('registered', 'lazy_locked') and not t.is_cuda: continue
             try:
                 one_copy(way, t, folder, bufs)                         # warm: allocators, CUDA context, first mapping
                 secs = [one_copy(way, t, folder, bufs) for _ in range(repeats)]

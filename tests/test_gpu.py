@@ -139,3 +139,18 @@ def test_bf16_task_on_the_gpu(ev):
     RESULTS.append({'solution': 'relu_bf16_valid', **r.to_dict()})
     assert r.correct and r.reward >= 1 and r.dtype == 'bf16', r.to_dict()
     assert r.env['tolerance']['from'] == '[eval] tolerance_bf16' and r.speedup_vs_eager > 0
+
+
+def test_large_cuda_output_copied_by_dma_into_its_message_file(tmp_path):
+    "A large CUDA output reaches its /dev/shm file whole through the locked-pages copy (`copy_pinned`), and travels as a file reference."
+    import torch
+    from cuda_agent_wb import sandbox
+    sandbox._shm_out = str(tmp_path)
+    x = torch.randn(3, 1 << 20, device='cuda')                      # 12 MiB
+    c = sandbox.copy_for_message(x)
+    path = sandbox._shm_tensors[id(c)][1]
+    assert c.device.type == 'cpu' and torch.equal(c, x.cpu()) and os.path.getsize(path) == x.numel() * 4
+    dst = torch.empty(16, device='cpu')
+    assert sandbox.copy_pinned(dst, torch.arange(16., device='cuda')) and torch.equal(dst, torch.arange(16.))
+    del c
+    assert not os.path.exists(path)
