@@ -3,12 +3,12 @@ CUDA tensor into a /dev/shm file, timed apart, alone and with one process per GP
 
 At the gpu preset a service worker spent most of its wall time in "to CPU" (bench/results/prof_service_gpu_after.json):
 `sandbox.copy_for_message` copies each large output with `dst.copy_(t)` straight into a new, shared /dev/shm mapping,
-which is neither pinned nor populated. Since 2026-11-26 it maps the file's pages in at once (`sandbox.map_file`) and copies
-by DMA into them while they are locked for the GPU (`sandbox.copy_pinned`). This script measures, per size:
+which is neither pinned nor populated. Since 2026-11-26 it copies from a GPU by DMA into the file's pages while they are
+locked for the GPU (`sandbox.copy_pinned`). This script measures, per size:
 
   current         `sandbox.copy_for_message` as the evaluator calls it (file reserved, mapped, copied into): everything timed
   before          what it did before: the file mapped lazily (`torch.from_file`), a pageable copy; everything timed
-  populated       the file mapped at once (`sandbox.map_file`), a pageable copy, no locking; everything timed
+  populated       the file mapped at once (`MAP_POPULATE`), a pageable copy, no locking; everything timed
   lazy_locked     the file mapped lazily, its pages locked for the GPU (which faults them in), a DMA copy, unlocked; everything timed
   pageable        `t.to('cpu')`: a plain malloc'd CPU tensor (no file)
   pinned          into a page-locked CPU tensor allocated beforehand (the DMA alone)
@@ -32,13 +32,21 @@ WAYS = ('current', 'before', 'populated', 'lazy_locked', 'pageable', 'pinned', '
 
 
 def mapped(nbytes: int, folder: str, dtype, shape, lazy: bool = True):
-    "A fresh file of `nbytes` in `folder`, reserved and mapped shared as a tensor, lazily (`torch.from_file`) or at once (`sandbox.map_file`); (tensor, path)."
-    from cuda_agent_wb.sandbox import map_file
+    "A fresh file of `nbytes` in `folder`, reserved and mapped shared as a tensor, lazily (`torch.from_file`) or at once (`populated`); (tensor, path)."
     fd, path = tempfile.mkstemp(prefix='cawb-d2h-', suffix='.bin', dir=folder)
     try: os.posix_fallocate(fd, 0, nbytes)
     finally: os.close(fd)
-    m = torch.from_file(path, shared=True, size=nbytes, dtype=torch.uint8) if lazy else map_file(path, nbytes, shared=True)
+    m = torch.from_file(path, shared=True, size=nbytes, dtype=torch.uint8) if lazy else populated(path, nbytes)
     return m.view(dtype).view(shape), path
+
+
+def populated(path: str, nbytes: int):
+    "The file's first `nbytes` mapped shared, every page mapped in by the one call (`MAP_POPULATE`), as a uint8 tensor."
+    import mmap
+    fd = os.open(path, os.O_RDWR)
+    try: mm = mmap.mmap(fd, nbytes, flags=mmap.MAP_SHARED | mmap.MAP_POPULATE, prot=mmap.PROT_READ | mmap.PROT_WRITE)
+    finally: os.close(fd)
+    return torch.frombuffer(mm, dtype=torch.uint8)           # the tensor holds the mapping open
 
 
 def sync(t):

@@ -16,8 +16,8 @@ from pathlib import Path
 __all__ = ['SHM_DIR', 'SHM_PREFIX', 'SHM_MIN_BYTES', 'SHM_BOX_PREFIX', 'SHM_TENSOR_MIN_BYTES', 'PR_SET_PDEATHSIG',
            'PR_SET_DUMPABLE', 'PR_SET_NO_NEW_PRIVS', 'CLONE_NEWNS', 'CLONE_NEWNET', 'CLONE_NEWUSER', 'MS_RDONLY',
            'MS_NOSUID', 'MS_NODEV', 'MS_NOEXEC', 'MS_REMOUNT', 'MS_BIND', 'MS_REC', 'MS_PRIVATE', 'pack', 'unpack',
-           'map_file', 'copy_pinned', 'copy_for_message', 'pack_big', 'message_file_ok', 'unpack_big', 'child_setup',
-           'tmp_roots', 'shm_box', 'sweep_shm', 'drop_capabilities', 'isolate', 'Channel', 'run_child', 'probe_job',
+           'copy_pinned', 'copy_for_message', 'pack_big', 'message_file_ok', 'unpack_big', 'child_setup', 'tmp_roots',
+           'shm_box', 'sweep_shm', 'drop_capabilities', 'isolate', 'Channel', 'run_child', 'probe_job',
            'prepare_torch_for_fork', 'zygote_main', 'exit_reason', 'ChildDied', 'Sandbox', 'worker_env',
            'start_lasting', 'Session']
 
@@ -60,17 +60,6 @@ def _drop_unsent(unsent: dict, key: int, path: str):
     try: os.unlink(path)
     except OSError: pass
 
-# %% ../nbs/04_sandbox.ipynb #d2hmap01
-def map_file(path: str, nbytes: int, shared: bool, populate: bool = True):
-    "The first `nbytes` of the file at `path` as a uint8 tensor; `populate`: its pages mapped in at once (`MAP_POPULATE`), not one fault per 4 KiB; `shared`: writes reach the file."
-    import mmap, torch
-    fd = os.open(path, os.O_RDWR)
-    try: mm = mmap.mmap(fd, nbytes, flags=(mmap.MAP_SHARED if shared else mmap.MAP_PRIVATE) | (getattr(mmap, 'MAP_POPULATE', 0) if populate else 0),
-                        prot=mmap.PROT_READ | mmap.PROT_WRITE)
-    finally: os.close(fd)
-    return torch.frombuffer(mm, dtype=torch.uint8)           # the tensor holds the mapping open
-
-
 # %% ../nbs/04_sandbox.ipynb #d2hmap05
 def copy_pinned(dst, src) -> bool:
     "Copy CUDA `src` into CPU `dst` by DMA: `dst`'s pages locked for the GPU (`cudaHostRegister`) for the copy; False (nothing copied) where the driver refuses."
@@ -95,7 +84,7 @@ def copy_for_message(t):
     except OSError:
         os.unlink(path); return t.detach().to('cpu', copy=True)
     finally: os.close(fd)
-    dst = map_file(path, nbytes, shared=True, populate=t.is_cuda).view(t.dtype).view(t.shape)
+    dst = torch.from_file(path, shared=True, size=nbytes, dtype=torch.uint8).view(t.dtype).view(t.shape)
     if not (t.is_cuda and copy_pinned(dst, t.detach())): dst.copy_(t.detach())
     _shm_tensors[id(dst)] = (weakref.ref(dst), path)
     weakref.finalize(dst, _drop_unsent, _shm_tensors, id(dst), path)

@@ -150,7 +150,5 @@ def test_large_cuda_output_copied_by_dma_into_its_message_file(tmp_path):
     c = sandbox.copy_for_message(x)
     path = sandbox._shm_tensors[id(c)][1]
     assert c.device.type == 'cpu' and torch.equal(c, x.cpu()) and os.path.getsize(path) == x.numel() * 4
-    dst = torch.empty(16, device='cpu')
-    assert sandbox.copy_pinned(dst, torch.arange(16., device='cuda')) and torch.equal(dst, torch.arange(16.))
     del c
     assert not os.path.exists(path)
