@@ -19,6 +19,8 @@ def test_measures_on_hand_made_episodes():
     eps = [traj('relu', 3.0, ['v1', 'v2']), traj('relu', 2.0, ['v1']), traj('matmul', 3.0, ['a', 'b']), traj('relu', None, wrote=False)]
     assert gain_bench.episode_shares(eps, replays) == dict(gave_up_share=0.25, faster_share=1 / 3, episodes_with_room=3, second_kernel_share=0.5)
     assert gain_bench.episode_shares([], replays) == dict(gave_up_share=None, faster_share=None, episodes_with_room=0, second_kernel_share=None)
+    test_half = [gain_bench.variant_of(k) for k in range(8)]
+    assert test_half.count('give_up') == 4 and set(test_half) == set(gain_bench.VARIANTS)     # half the replays give up; every variant is played
     curve = [dict(reward_mean=r) for r in (2.5, 2.6, 2.8, 3.0)]
     assert (gain_bench.gain(curve, 2), gain_bench.gain(curve[:2], 2)) == (0.4, None)
     cut = gain_bench.common_gains(dict(ppo=curve, frozen=curve[:2]), 2)       # the time box cut one arm after 2 iterations
@@ -40,10 +42,10 @@ def test_smoke_run_writes_both_arms_and_resumes(tmp_path):
     assert res['actor_lr'] == probe['chosen'] == json.loads((tmp_path/'run'/'ppo'/'config.json').read_text())['actor_lr']
     assert json.loads((tmp_path/'run'/'frozen'/'config.json').read_text())['actor_lr'] == 0.0
     scripted = tmp_path/'run'/'sft'/'trajectories'/'rft'/'scripted'
-    tools = {k: [json.loads(l).get('action', {}) for l in (scripted/f'relu__s{k}.jsonl').read_text().splitlines()] for k in (0, 1, 2)}
-    tools = {k: [a.get('tool') for a in v if a] for k, v in tools.items()}      # samples 0, 1, 2: give up, stop, go on
-    assert tools[0] == ['profile', 'finish'] and res['replays']['relu']['give_up'] == [-1.0]
-    assert tools[1][-2:] == ['profile', 'finish'] and len(tools[1]) < len(tools[2]) and tools[1][:-1] == tools[2][:len(tools[1]) - 1]
+    tools = {k: [json.loads(l).get('action', {}) for l in (scripted/f'relu__s{k}.jsonl').read_text().splitlines()] for k in (0, 1, 2, 3)}
+    tools = {k: [a.get('tool') for a in v if a] for k, v in tools.items()}      # samples 0, 1, 2, 3: give up, stop, give up, go on
+    assert tools[0] == tools[2] == ['profile', 'finish'] and res['replays']['relu']['give_up'] == [-1.0, -1.0]
+    assert tools[1][-2:] == ['profile', 'finish'] and len(tools[1]) < len(tools[3]) and tools[1][:-1] == tools[3][:len(tools[1]) - 1]
     again = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)             # a second call: everything is done
     assert again.returncode == 0, again.stderr[-3000:]
     assert json.loads((tmp_path/'r.json').read_text())['curves'] == res['curves']

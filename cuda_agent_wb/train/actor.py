@@ -40,7 +40,7 @@ GEN_CACHES = ('dynamic', 'static')
 class ActorPolicy(HFPolicy):
     "The actor under training as a policy: HFPolicy's rendering, pure sampling, batched generation."
     name = 'actor'
-    def __init__(self, model, tokenizer, max_new_tokens=None, temperature=1.0, context_tokens=None, cache='dynamic'):
+    def __init__(self, model, tokenizer, max_new_tokens=None, temperature=1.0, context_tokens=None, cache='dynamic', gen_chunk=None):
         super().__init__(model, tokenizer, max_new_tokens=max_new_tokens, temperature=temperature, context_tokens=context_tokens)
         if cache not in GEN_CACHES: raise ValueError(f"cache must be one of {', '.join(GEN_CACHES)}, not {cache!r}")
         self.cache, self.stops = cache, sorted(stop_token_ids(tokenizer))
@@ -51,6 +51,7 @@ class ActorPolicy(HFPolicy):
         self.gen_thread = ThreadPoolExecutor(1, thread_name_prefix=f'cawb-generate-{id(self)}') if cache == 'static' else None
         self.device_lock = None          # the device's DeviceLock, held shared while generating (see `holding_device`)
         self.static_caches = {}          # (batch, length) -> the StaticCache every generation of that shape reuses (see `cache_kwargs`)
+        self.gen_chunk = gen_chunk or None   # pooled generation: at most this many tokens a call, then the batch is formed again (see `generate_pooled`)
     def describe(self): return dict(super().describe(), policy=self.name, top_k=0, top_p=1.0)
 
 # %% ../../nbs/12_train_4_actor.ipynb #9ffda2c2
@@ -88,11 +89,11 @@ class YieldToTimers(StoppingCriteria):
 
 # %% ../../nbs/12_train_4_actor.ipynb #b3121b81
 @patch
-def _generate(self: ActorPolicy, prompts: list[list[int]]) -> tuple[list[list[int]], float]:
-    "Sample one reply per prompt (left-padded batch); returns the reply ids (up to the stop token) and seconds."
+def _generate(self: ActorPolicy, prompts: list[list[int]], max_new: int|None = None) -> tuple[list[list[int]], float]:
+    "Sample one reply per prompt (left-padded batch) of up to `max_new` tokens (default `max_new_tokens`); returns the reply ids (up to the stop token) and seconds."
     if self.gen_thread is not None and not threading.current_thread().name.startswith(f'cawb-generate-{id(self)}'):
-        return self.gen_thread.submit(self._generate, prompts).result()   # compiled decode steps: always the same thread
-    dev, n = next(self.model.parameters()).device, len(prompts)
+        return self.gen_thread.submit(self._generate, prompts, max_new).result()   # compiled decode steps: always the same thread
+    dev, n, max_new = next(self.model.parameters()).device, len(prompts), max_new or self.max_new_tokens
     if self.cache == 'static': prompts = prompts + [prompts[-1]] * (static_batch(n) - n)   # few batch sizes: few compiles
     T = max(map(len, prompts))
     ids = torch.tensor([[self.pad_id] * (T - len(p)) + p for p in prompts], device=dev)
@@ -103,9 +104,9 @@ def _generate(self: ActorPolicy, prompts: list[list[int]]) -> tuple[list[list[in
         adopt_cudagraph_tls(self.graph_tls)
         t0, was_training = time.time(), self.model.training
         self.model.eval()                # eval mode: no dropout, and the KV cache (training mode with checkpointing drops it)
-        try: gen = self.model.generate(input_ids=ids, attention_mask=am, max_new_tokens=self.max_new_tokens, use_cache=True,
+        try: gen = self.model.generate(input_ids=ids, attention_mask=am, max_new_tokens=max_new, use_cache=True,
                                        pad_token_id=self.pad_id, eos_token_id=self.stops, **kw,
-                                       stopping_criteria=StoppingCriteriaList([YieldToTimers(self.device_lock, dev)]), **self.cache_kwargs(len(prompts), T + self.max_new_tokens))
+                                       stopping_criteria=StoppingCriteriaList([YieldToTimers(self.device_lock, dev)]), **self.cache_kwargs(len(prompts), T + max_new))
         finally: self.model.train(was_training)
         self.busy_s += time.time() - t0
     outs = []
@@ -150,19 +151,32 @@ def act_batch(self: ActorPolicy, chats: list, tools=None, parse=None) -> list:
 # %% ../../nbs/12_train_4_actor.ipynb #85c685ed
 @patch
 def generate_pooled(self: ActorPolicy, prompt: list[int]) -> tuple[list[int], float, int]:
-    "Reply ids for `prompt`, generated in one batch with the prompts other threads queued meanwhile; (ids, s, batch)."
-    slot = dict(prompt=prompt, done=False)
+    "Reply ids for `prompt`, generated in batches with the prompts other threads queued meanwhile; (ids, its share of the generator's seconds, mean batch)."
+    slot = dict(prompt=prompt, reply=[], share=0.0, batches=[], done=False)
     with self.pending_lock: self.pending.append(slot)
-    with self.pool_lock:
-        if not slot['done']:
-            with self.pending_lock: batch, self.pending = self.pending, []
-            try: replies, secs = self._generate([b['prompt'] for b in batch])
-            except Exception as e:                     # every waiting thread gets the error, none waits forever
-                for b in batch: b.update(error=e, done=True)
-                raise
-            for b, r in zip(batch, replies): b.update(reply=r, secs=secs, batch=len(batch), done=True)
+    while not slot['done']:
+        with self.pool_lock:                      # an unfinished slot is queued, or in the batch of whoever holds this lock
+            if not slot['done']: self.generate_chunk()
     if 'error' in slot: raise slot['error']
-    return slot['reply'], slot['secs'], slot['batch']
+    return slot['reply'], slot['share'], round(sum(slot['batches']) / len(slot['batches']))
+
+
+# %% ../../nbs/12_train_4_actor.ipynb #genchk01
+@patch
+def generate_chunk(self: ActorPolicy):
+    "One pooled call (hold `pool_lock`): every queued prompt plus its reply so far, up to `gen_chunk` tokens more; ended replies are done, the rest queued again."
+    with self.pending_lock: batch, self.pending = self.pending, []
+    left = [self.max_new_tokens - len(b['reply']) for b in batch]
+    n = min(self.gen_chunk or self.max_new_tokens, max(left))
+    try: replies, secs = self._generate([b['prompt'] + b['reply'] for b in batch], n)
+    except Exception as e:                     # every waiting thread gets the error, none waits forever
+        for b in batch: b.update(error=e, done=True)
+        raise
+    for b, r, room in zip(batch, replies, left):
+        b['reply'] += r[:room]; b['share'] += secs / len(batch); b['batches'].append(len(batch))
+        b['done'] = len(r) < n or len(r) >= room          # a stop token, or no room left
+    with self.pending_lock: self.pending = [b for b in batch if not b['done']] + self.pending
+
 
 # %% ../../nbs/12_train_4_actor.ipynb #df942a00
 @patch
@@ -173,10 +187,10 @@ def act(self: ActorPolicy, messages, tools):
     msgs = fit_context(self._render(messages, tools), self.context_tokens - self.max_new_tokens,
                        count=lambda ms: len(self._encode(ms, tools)))
     prompt = self._encode(msgs, tools)
-    reply, secs, n = self.generate_pooled(prompt)
+    reply, share, n = self.generate_pooled(prompt)
     text = self.tok.decode(reply, skip_special_tokens=False)
     action, err = parse_tool_call(text)
-    return PolicyOutput(text, action, err, len(prompt), len(reply), meta=dict(gen_s=secs / n, gen_batch=n))
+    return PolicyOutput(text, action, err, len(prompt), len(reply), meta=dict(gen_s=share, gen_batch=n))
 
 # %% ../../nbs/12_train_4_actor.ipynb #142b3a3b
 def lockstep_header(env, sample: int, policy, messages: list, tools) -> dict:

@@ -57,6 +57,7 @@ class SamplingSettings:
     "Sampling: temperature, the KV cache, reply and sequence lengths."
     temperature: float = 1.0
     gen_cache: str = 'dynamic'           # sampling's KV cache: 'dynamic', or 'static' (fixed size; on a GPU the decode step is compiled with CUDA graphs)
+    gen_chunk: int = 0                   # pooled sampling: at most this many tokens a call, then replies that ended go back and new prompts join (0: whole replies)
     max_new_tokens: int = 4096
     max_seq_len: int = 131072
 
@@ -166,7 +167,7 @@ PRESETS = {
 DEMO_CUDA_TASKS = ['relu', 'scale_gelu', 'softmax', 'sum_reduce', 'matmul', 'linear_relu', 'layernorm', 'rmsnorm_silu_mul']
 PRESETS['gpu-100m-demo'] = dict(PRESETS['gpu-100m'], stages=[2, 3, 4], tasks=DEMO_CUDA_TASKS, rft_samples=0, rft_scripted=True,
                                 rft_script_samples=1, rft_jitter=7, rft_recover=3, sft_epochs=20, sft_lr=3e-4, sft_schedule='cosine', sft_batch=1, micro_batch=1, value_epochs=1, value_batch=1,
-                                max_new_tokens=3072, max_turns=16, temperature=0.5, actor_lr=1e-6, critic_lr=1e-5,
+                                max_new_tokens=3072, gen_chunk=256, max_turns=16, temperature=0.5, actor_lr=1e-6, critic_lr=1e-5,
                                 ppo_iterations=3, ppo_episodes=8, samples_per_task=1, mini_batch=8, save_every=5)
 PRESETS['cpu-demo'] = dict(PRESETS['tiny-cpu'], stages=[2, 3, 4], tasks=['relu'],
                            tiny=dict(hidden=256, layers=4, heads=4, kv_heads=2, intermediate=1024, max_positions=16384),
@@ -186,7 +187,7 @@ PRESETS['gpu-100m-ppo-gain'] = dict(PRESETS['gpu-100m-demo'], rft_script_samples
 # %% ../../nbs/12_train_5_config.ipynb #a002e911
 _AT_LEAST_1 = ('max_new_tokens max_seq_len ppo_epochs mini_batch micro_batch warmup_episodes rft_max_turns rft_max_repeats sft_batch '
                'value_batch ppo_episodes max_turns samples_per_task workers evaluators save_every max_misses').split()
-_AT_LEAST_0 = 'seed warmup_iterations rft_samples rft_script_samples rft_jitter rft_recover sft_epochs value_epochs ppo_iterations'.split()
+_AT_LEAST_0 = 'seed gen_chunk warmup_iterations rft_samples rft_script_samples rft_jitter rft_recover sft_epochs value_epochs ppo_iterations'.split()
 _NONNEG = 'temperature actor_lr critic_lr sft_lr value_lr clip_low clip_high kl_coef entropy_coef grad_clip weight_decay value_clip'.split()
 _UNIT = 'gamma lam value_gamma value_lam'.split()
 _TYPES = {'int': (int, 'a whole number'), 'float': ((int, float), 'a number'), 'bool': (bool, 'true or false'),

@@ -188,7 +188,7 @@ def policy(self: Trainer) -> ActorPolicy:
     "The live actor as a policy (one per trainer: its `busy_s` clock splits a step's rollout time)."
     if self._policy is None:
         self._policy = ActorPolicy(self.acc.unwrap_model(self.actor), self.tok, self.cfg.max_new_tokens, self.cfg.temperature,
-                                   self.cfg.max_seq_len, cache=self.cfg.gen_cache)
+                                   self.cfg.max_seq_len, cache=self.cfg.gen_cache, gen_chunk=self.cfg.gen_chunk)
     return self._policy
 
 # %% ../../nbs/12_train_7_trainer.ipynb #5f961c3d
