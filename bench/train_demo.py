@@ -15,33 +15,8 @@ step times) after every PPO iteration and at the end.
 import argparse, json, os, sys, time
 from pathlib import Path
 import torch
-
-
-def read_calls(calls: Path) -> list:
-    "The run's calls so far, one {start, last} per call (empty before the first)."
-    return [json.loads(l) for l in calls.read_text().splitlines() if l.strip()] if calls.is_file() else []
-
-
-def call_minutes(calls: Path) -> float:
-    "Minutes summed over every call of the run (each from its start to its last record)."
-    return round(sum(r['last'] - r['start'] for r in read_calls(calls)) / 60, 2)
-
-
-def touch_call(calls: Path, start: float, last: float):
-    "Record this call's start and latest time (the line of this call is rewritten in place)."
-    rows = [r for r in read_calls(calls) if r['start'] != start] + [dict(start=start, last=last)]
-    calls.write_text(''.join(json.dumps(r) + '\n' for r in rows))
-
-
-def first_start(calls: Path) -> float|None:
-    "When the run's first call started (seconds since the epoch), or None before any call is recorded."
-    return min((r['start'] for r in read_calls(calls)), default=None)
-
-
-def stage_ends(m, calls: Path) -> dict:
-    "Seconds from the run's first call to each stage's last record (gaps between resumed calls included)."
-    if (t0 := first_start(calls)) is None or not len(m) or 'time' not in m: return {}
-    return {str(s): round(float(g['time'].max()) - t0, 1) for s, g in m.groupby('stage', sort=False)}
+sys.path.insert(0, str(Path(__file__).parent))
+from run_calls import call_minutes, touch_call, first_start, stage_ends, fine_tuning
 
 
 TARGET = dict(reward_mean=1.0, pass_rate=0.5, minutes=15.0)       # issue 26: reward >= 1 and pass >= 50 % within 15 min on one H100
@@ -63,15 +38,13 @@ def summarise(out: Path, cfg, minutes: float, extra: dict) -> dict:
     curve = [{k: v for k, v in r.items() if v == v} for r in ag[cols].to_dict('records')] if len(ag) else []
     if (t0 := first_start(out / 'calls.jsonl')) is not None and len(ag) and 'time' in ag:   # when each iteration ended, from the first call's start
         for row, t in zip(curve, ag['time']): row['end_min'] = round((float(t) - t0) / 60, 2)
-    sft = m[(m['stage'] == STAGES[2]) & m['sft_loss'].notna()] if 'sft_loss' in m else m.iloc[:0]
-    filt = m[(m['stage'] == STAGES[2]) & (m['phase'] == 'filter')] if 'phase' in m else m.iloc[:0]
+    ft = fine_tuning(m)
     return dict(
         preset=cfg.preset, model=cfg.tiny, tasks=cfg.tasks, backend=cfg.backend, minutes=minutes,
         final_reward_mean=curve[-1].get('reward_mean') if curve else None, final_pass_rate=curve[-1].get('pass_rate') if curve else None,
         first_reward_mean=curve[0].get('reward_mean') if curve else None, agentic_iterations=len(curve),
-        rft_kept=int(filt['kept'].iloc[-1]) if len(filt) and 'kept' in filt else None,
-        sft_steps=len(sft), sft_loss_first=float(sft['sft_loss'].iloc[0]) if len(sft) else None,
-        sft_loss_last=float(sft['sft_loss'].iloc[-1]) if len(sft) else None, stage_ends_s=stage_ends(m, out / 'calls.jsonl'),
+        rft_kept=ft['kept'], sft_steps=ft['sft_steps'], sft_loss_first=ft['sft_loss_first'], sft_loss_last=ft['sft_loss_last'],
+        stage_ends_s=stage_ends(m, out / 'calls.jsonl'),
         target=f"reward_mean >= {TARGET['reward_mean']} and pass_rate >= {TARGET['pass_rate']} within {TARGET['minutes']:g} min",
         target_reached=target_reached(curve), curve=curve, **extra)
 

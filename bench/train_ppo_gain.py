@@ -30,6 +30,8 @@ from pathlib import Path
 import torch
 
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+from run_calls import call_minutes, touch_call, fine_tuning
 ARMS = {'ppo': None, 'frozen': 0.0}            # actor learning rate in stage 4: the probed one (the preset's with --no-probe), or none
 TARGET = 0.3
 SMOKE = ['backend=cpu', 'tasks=["relu"]', 'tiny={"hidden": 32, "layers": 1, "heads": 2, "kv_heads": 1}', 'dtype=float32',
@@ -203,19 +205,8 @@ def common_gains(curves: dict, tail: int) -> dict:
     return dict(gains={arm: gain(c[:n], t) if t >= 1 else None for arm, c in curves.items()}, iterations=n, tail=max(t, 0))
 
 
-def fine_tuning(sft: Path) -> dict|None:
-    "Stage 2 at a glance: the replay filter's counts, SFT steps and first/last loss (from sft/metrics.jsonl)."
-    from cuda_agent_wb.train import read_metrics
-    if not (sft/'metrics.jsonl').is_file(): return None
-    rows = read_metrics(sft/'metrics.jsonl').to_dict('records')
-    filt = next((r for r in rows if r.get('phase') == 'filter'), {})
-    sft = [r['sft_loss'] for r in rows if r.get('phase') == 'sft' and r.get('sft_loss') == r.get('sft_loss')]   # NaN: not an SFT step
-    count = lambda k: None if filt.get(k) is None else int(filt[k])         # pandas reads counts as floats
-    return dict(pool=count('pool'), kept=count('kept'), reward_mean=filt.get('reward_mean'), pass_rate=filt.get('pass_rate'), sft_steps=len(sft),
-                sft_loss_first=sft[0] if sft else None, sft_loss_last=sft[-1] if sft else None)
-
-
 def summarise(root: Path, cfg, tail: int, extra: dict) -> dict:
+    from cuda_agent_wb.train import read_metrics
     replays = replay_rewards(root/'sft')
     curves = {arm: arm_curve(root/arm, replays) for arm in ARMS}
     common = common_gains(curves, tail); gains = common['gains']
@@ -229,7 +220,7 @@ def summarise(root: Path, cfg, tail: int, extra: dict) -> dict:
                 gain_over=dict(iterations=common['iterations'], tail=common['tail'],
                                rule='iterations both arms finished; the gain averages the last `tail` of them (fewer than asked when the time box cut the arms short) minus iteration 0'),
                 ppo_gain=gains['ppo'], frozen_gain=gains['frozen'], target=f"ppo_gain >= {TARGET} and >= frozen_gain + {TARGET}",
-                target_met=met, arms_finished=done, fine_tuning=fine_tuning(root/'sft'), replays=replays, curves=curves, **extra)
+                target_met=met, arms_finished=done, fine_tuning=fine_tuning(read_metrics(root/'sft'/'metrics.jsonl')) if (root/'sft'/'metrics.jsonl').is_file() else None, replays=replays, curves=curves, **extra)
 
 
 def report(path: Path, res: dict):
@@ -314,10 +305,8 @@ def main():
                         '(a 100M random-init model is not expected to generalise to them)' if cfg.held_out else 'none held out')))
 
     def write(plot=True):
-        calls = root/'calls.jsonl'; rows = [json.loads(l) for l in calls.read_text().splitlines()] if calls.is_file() else []
-        rows = [r for r in rows if r['start'] != start] + [dict(start=start, last=time.time())]
-        root.mkdir(parents=True, exist_ok=True); calls.write_text(''.join(json.dumps(r) + '\n' for r in rows))
-        res = summarise(root, cfg, a.tail, dict(extra, minutes=round(sum(r['last'] - r['start'] for r in rows) / 60, 2)))
+        touch_call(root/'calls.jsonl', start, time.time())
+        res = summarise(root, cfg, a.tail, dict(extra, minutes=call_minutes(root/'calls.jsonl')))
         results.parent.mkdir(parents=True, exist_ok=True)
         tmp = results.with_suffix('.tmp'); tmp.write_text(json.dumps(res, indent=1) + '\n'); tmp.replace(results)
         if plot: survive(f"the HTML report {results.with_suffix('.html')}", report, results.with_suffix('.html'), res)

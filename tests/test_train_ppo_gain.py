@@ -23,6 +23,11 @@ def test_measures_on_hand_made_episodes():
     assert test_half.count('give_up') == 4 and set(test_half) == set(gain_bench.VARIANTS)     # half the replays give up; every variant is played
     curve = [dict(reward_mean=r) for r in (2.5, 2.6, 2.8, 3.0)]
     assert (gain_bench.gain(curve, 2), gain_bench.gain(curve[:2], 2)) == (0.4, None)
+    import pandas as pd
+    m = pd.DataFrame([dict(stage='rft', phase='filter', pool=4.0, kept=3.0, reward_mean=0.5, pass_rate=0.75, sft_loss=float('nan')),
+                      dict(stage='rft', phase='sft', sft_loss=2.0), dict(stage='rft', phase='sft', sft_loss=0.5), dict(stage='agentic', sft_loss=float('nan'))])
+    assert gain_bench.fine_tuning(m) == dict(pool=4, kept=3, reward_mean=0.5, pass_rate=0.75, sft_steps=2, sft_loss_first=2.0, sft_loss_last=0.5)
+    assert gain_bench.fine_tuning(m.iloc[3:])['kept'] is None and gain_bench.fine_tuning(m.iloc[3:])['sft_steps'] == 0
     cut = gain_bench.common_gains(dict(ppo=curve, frozen=curve[:2]), 2)       # the time box cut one arm after 2 iterations
     assert cut == dict(gains=dict(ppo=0.1, frozen=0.1), iterations=2, tail=1)
     assert gain_bench.common_gains(dict(ppo=curve, frozen=curve[:1]), 2)['gains'] == dict(ppo=None, frozen=None)
