@@ -167,7 +167,7 @@ PRESETS = {
 DEMO_CUDA_TASKS = ['relu', 'scale_gelu', 'softmax', 'sum_reduce', 'matmul', 'linear_relu', 'layernorm', 'rmsnorm_silu_mul']
 PRESETS['gpu-100m-demo'] = dict(PRESETS['gpu-100m'], stages=[2, 3, 4], tasks=DEMO_CUDA_TASKS, rft_samples=0, rft_scripted=True,
                                 rft_script_samples=1, rft_jitter=7, rft_recover=3, sft_epochs=20, sft_lr=3e-4, sft_schedule='cosine', sft_batch=1, micro_batch=1, value_epochs=1, value_batch=1,
-                                max_new_tokens=3072, gen_chunk=256, max_turns=16, temperature=0.5, actor_lr=1e-6, critic_lr=1e-5,
+                                max_new_tokens=3072, max_turns=16, temperature=0.5, actor_lr=1e-6, critic_lr=1e-5,
                                 ppo_iterations=3, ppo_episodes=8, samples_per_task=1, mini_batch=8, save_every=5)
 PRESETS['cpu-demo'] = dict(PRESETS['tiny-cpu'], stages=[2, 3, 4], tasks=['relu'],
                            tiny=dict(hidden=256, layers=4, heads=4, kv_heads=2, intermediate=1024, max_positions=16384),
@@ -180,6 +180,7 @@ PRESETS['cpu-demo'] = dict(PRESETS['tiny-cpu'], stages=[2, 3, 4], tasks=['relu']
 PRESETS['gpu-100m-ppo-gain'] = dict(PRESETS['gpu-100m-demo'], rft_script_samples=1, rft_jitter=3, rft_recover=2,
                                     ppo_iterations=6, ppo_episodes=16, samples_per_task=2, mini_batch=8, ppo_epochs=2,
                                     workers=16, actor_lr=2e-5, critic_lr=1e-5, save_every=1,
+                                    gen_chunk=256,                      # pooled sampling in 256-token calls (train.actor.generate_chunk); the demo keeps whole replies until this has run on a GPU
                                     held_out=['conv2d', 'attention'],   # bundled CUDA tasks kept out of training, played every iteration
                                     rft_min_reward=-2.0,                # keep bench/train_ppo_gain.py's give-up replays (reward -1) in fine-tuning
                                     max_misses=3)                       # a policy lost in unparseable replies stops, not 16 turns of 3072 tokens
