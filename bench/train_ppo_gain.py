@@ -130,7 +130,7 @@ def arm_curve(out: Path, replays: dict) -> list:
     if m is None or not len(m): return []
     ag = m[m['stage'] == STAGES[4]]
     keys = ('step', 'reward_mean', 'pass_rate', 'heldout_reward_mean', 'heldout_pass_rate', 'kl', 'clip_frac', 'entropy', 'policy_loss',
-            'parse_error_rate', 'turns_mean', 'step_s')
+            'parse_error_rate', 'turns_mean', 'gen_tokens_per_s', 'rollout_s', 'gen_s', 'wait_s', 'update_s', 'step_s')
     rows = []
     for r in ag.to_dict('records'):
         row = {k: r[k] for k in keys if k in r and r[k] == r[k]}
@@ -139,7 +139,7 @@ def arm_curve(out: Path, replays: dict) -> list:
     return rows
 
 
-PROBE_LRS, TARGET_KL = '1e-6,3e-6,6e-6,1e-5,3e-5', 0.02
+PROBE_LRS, TARGET_KL = '1e-6,3e-6,4e-6,5e-6,6e-6,1e-5', 0.02   # 055f8be on 2 x H200: 3e-6 KL 0.0048, 6e-6 0.035, 3e-5 7561: the bar falls between 3e-6 and 6e-6
 
 
 def probe_lrs(root: Path, preset: str, sets: dict, lrs: list, target_kl: float) -> dict:
