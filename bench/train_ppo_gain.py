@@ -20,7 +20,8 @@ From that one checkpoint two arms run agentic PPO (stage 4) with the same seeds:
 
 Per PPO iteration of each arm: reward mean, pass rate, `gave_up_share` (episodes that wrote no code), `faster_share` (episodes whose best reward beat everything the
 stopping replay of their task reached, over the episodes of tasks where going on paid in the replays),
-`second_kernel_share` (episodes that evaluated a second, different correct solution), KL, clip fraction, entropy.
+`second_kernel_share` (episodes that evaluated a second, different correct solution), KL (`kl_after`: k3 of the actor after
+the iteration's update from the one that sampled it, >= 0; and the update's own k1 `kl`), clip fraction, entropy.
 `ppo_gain` is an arm's mean reward over its last `--tail` iterations minus its iteration 0 (rolled out before any
 update). Target: ppo gain >= 0.3 and >= the frozen arm's gain + 0.3. Results go to bench/results/train_ppo_gain.json
 after every PPO iteration (a call cut off keeps its numbers), curves to bench/results/train_ppo_gain.html.
@@ -129,7 +130,7 @@ def arm_curve(out: Path, replays: dict) -> list:
     m = read_metrics(out/'metrics.jsonl') if (out/'metrics.jsonl').is_file() else None
     if m is None or not len(m): return []
     ag = m[m['stage'] == STAGES[4]]
-    keys = ('step', 'reward_mean', 'pass_rate', 'heldout_reward_mean', 'heldout_pass_rate', 'kl', 'clip_frac', 'entropy', 'policy_loss',
+    keys = ('step', 'reward_mean', 'pass_rate', 'heldout_reward_mean', 'heldout_pass_rate', 'kl', 'kl_after', 'clip_frac', 'entropy', 'policy_loss',
             'parse_error_rate', 'turns_mean', 'gen_tokens_per_s', 'rollout_s', 'gen_s', 'wait_s', 'update_s', 'step_s')
     rows = []
     for r in ag.to_dict('records'):
@@ -212,14 +213,17 @@ def summarise(root: Path, cfg, tail: int, extra: dict) -> dict:
     common = common_gains(curves, tail); gains = common['gains']
     done = {arm: len(c) == cfg.ppo_iterations for arm, c in curves.items()}
     met, probe = None, json.loads((root/'lr_probe.json').read_text()) if (root/'lr_probe.json').is_file() else None
+    moved = [r.get('kl_after') for r in curves['ppo']]
+    kl_positive = bool(moved) and all(k is not None and k > 0 for k in moved)     # every ppo iteration's update moved the actor
     if gains['ppo'] is not None and gains['frozen'] is not None:
-        met = gains['ppo'] >= TARGET and gains['ppo'] >= gains['frozen'] + TARGET
+        met = gains['ppo'] >= TARGET and gains['ppo'] >= gains['frozen'] + TARGET and kl_positive
     return dict(preset=cfg.preset, model=cfg.tiny, tasks=cfg.tasks, backend=cfg.backend, ppo_iterations=cfg.ppo_iterations,
                 ppo_episodes=cfg.ppo_episodes, actor_lr=probe['chosen'] if probe else cfg.actor_lr, lr_probe=probe, critic_lr=cfg.critic_lr,
                 kl_coef=cfg.kl_coef, clip=[cfg.clip_low, cfg.clip_high], ppo_epochs=cfg.ppo_epochs, mini_batch=cfg.mini_batch, temperature=cfg.temperature, tail=tail,
                 gain_over=dict(iterations=common['iterations'], tail=common['tail'],
                                rule='iterations both arms finished; the gain averages the last `tail` of them (fewer than asked when the time box cut the arms short) minus iteration 0'),
-                ppo_gain=gains['ppo'], frozen_gain=gains['frozen'], target=f"ppo_gain >= {TARGET} and >= frozen_gain + {TARGET}",
+                ppo_gain=gains['ppo'], frozen_gain=gains['frozen'], kl_positive=kl_positive,
+                target=f"ppo_gain >= {TARGET} and >= frozen_gain + {TARGET}, and kl_after > 0 in every ppo iteration (kl_after: k3 of the actor after each update from the one that sampled)",
                 target_met=met, arms_finished=done, fine_tuning=fine_tuning(read_metrics(root/'sft'/'metrics.jsonl')) if (root/'sft'/'metrics.jsonl').is_file() else None, replays=replays, curves=curves, **extra)
 
 
@@ -227,8 +231,8 @@ def report(path: Path, res: dict):
     "Curves of both arms, one panel per measure."
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
-    keys = ['reward_mean', 'gave_up_share', 'faster_share', 'second_kernel_share', 'pass_rate', 'heldout_reward_mean', 'heldout_pass_rate', 'kl', 'clip_frac',
-            'entropy', 'policy_loss']
+    keys = ['reward_mean', 'gave_up_share', 'faster_share', 'second_kernel_share', 'pass_rate', 'heldout_reward_mean', 'heldout_pass_rate', 'kl_after', 'clip_frac',
+            'entropy', 'policy_loss', 'turns_mean']
     fig = make_subplots(rows=3, cols=4, subplot_titles=keys)
     for arm, color in (('ppo', '#ef553b'), ('frozen', '#636efa')):
         c = res['curves'][arm]

@@ -40,7 +40,8 @@ def test_smoke_run_writes_both_arms_and_resumes(tmp_path):
     res = json.loads((tmp_path/'r.json').read_text())
     assert res['smoke'] and res['arms_finished'] == dict(ppo=True, frozen=True) and (tmp_path/'r.html').stat().st_size > 1000
     assert [len(res['curves'][a]) for a in ('ppo', 'frozen')] == [2, 2] and res['ppo_gain'] is not None
-    assert {r['kl'] for r in res['curves']['frozen']} == {0.0}                     # the frozen actor never moves
+    assert {r['kl'] for r in res['curves']['frozen']} == {r['kl_after'] for r in res['curves']['frozen']} == {0.0}   # the frozen actor never moves
+    assert res['kl_positive'] and all(r['kl_after'] > 0 for r in res['curves']['ppo'])           # the ppo arm's updates move it
     probe = res['lr_probe']                                                        # the ppo arm's rate: measured, then used
     assert [r['actor_lr'] for r in probe['rows']] == [float(x) for x in gain_bench.PROBE_LRS.split(',')]
     assert probe['chosen'] == max([r['actor_lr'] for r in probe['rows'] if r['kl'] <= probe['target_kl']] or [min(r['actor_lr'] for r in probe['rows'])])

@@ -116,6 +116,18 @@ def batch_stats(mbs: list[dict]) -> dict:
     if 'ref_logp' in mbs[0]: out['ref_kl'] = torch.cat([kl_penalty(b['old_logp'], b['ref_logp'], 'k3')[b['mask'].bool()] for b in mbs]).mean().item()
     return out
 
+# %% ../../nbs/12_train_8_ppo.ipynb #kla00002
+@patch
+def policy_shift(self: Trainer, mbs: list[dict]) -> float:
+    "KL (k3, token mean) of the actor now from the one that sampled the scored `mbs` (their `old_logp`)."
+    num = den = 0.0
+    with torch.no_grad():
+        for b in mbs:
+            lp = forward_logprobs(self.actor, b['input_ids'], b['attention_mask'], self.cfg.temperature)
+            k3 = kl_penalty(lp.double(), b['old_logp'].double(), 'k3')     # float64: k3 of a tiny move stays >= 0
+            num += (k3 * b['mask']).sum().item(); den += b['mask'].sum().item()
+    return num / den if den else 0.0
+
 # %% ../../nbs/12_train_8_ppo.ipynb #4e1d0b02
 HELDOUT_STATS = ('episodes', 'task_errors', 'reward_mean', 'pass_rate', 'speedup_vs_compile')
 
@@ -161,6 +173,7 @@ def ppo_iteration(self: Trainer, stage: int, it: int) -> dict:
     with self.training_hold():            # another process's evaluator never times on this GPU while it trains
         self.score(mbs)
         upd = self.ppo_update(mbs)
+        upd['kl_after'] = self.policy_shift(mbs)     # how far this update moved the actor (k3, >= 0)
     t2 = time.time()
     ntok = sum(b['attention_mask'].sum().item() for b in mbs) * c.ppo_epochs
     rec = dict(rollout_stats(trajs), **held, **batch_stats(mbs), **upd, truncated_frac=_mean([e.meta['truncated'] for e in eps]),
