@@ -21,9 +21,10 @@ from .workdir import SOURCE_SUFFIXES, SolutionError, load_solution
 # %% auto #0
 __all__ = ['MAX_FILES', 'OPEN_PATHS', 'DOCS_ASSETS', 'TaskSpec', 'SolutionSpec', 'EvalRequest', 'BadRequest', 'safe_name',
            'resolve_task', 'resolve_solution', 'settings_fingerprint', 'job_key', 'JobQueue', 'new_id', 'lost_result',
-           'result_line', 'materialize', 'run_job', 'worker_main', 'Supervisor', 'kill_group', 'error_sentence',
-           'one_line', 'job_view', 'wait_for', 'guard_middleware', 'docs_assets_dir', 'add_docs_routes', 'make_app',
-           'add_job_routes', 'add_info_routes', 'is_loopback', 'default_db', 'worker_slots', 'check_port', 'serve']
+           'result_line', 'materialize', 'run_job', 'worker_main', 'alive_path', 'Supervisor', 'kill_group',
+           'error_sentence', 'one_line', 'job_view', 'wait_for', 'guard_middleware', 'docs_assets_dir',
+           'add_docs_routes', 'make_app', 'add_job_routes', 'add_info_routes', 'is_loopback', 'default_db',
+           'worker_slots', 'check_port', 'serve']
 
 # %% ../nbs/07a_service.ipynb #f5e30a88
 from .client import STAGES, FINAL, ServiceError, result_from_dict   # the protocol, kept with the client (which imports no torch)
@@ -308,7 +309,7 @@ def worker_main(db_path: str, worker: str, backend: str, poll_s: float = 0.05):
     dev = os.environ.get('CUDA_VISIBLE_DEVICES')
     q.beat(worker, pid=os.getpid(), state='starting', device=f"{backend}{':' + dev if dev and backend == 'cuda' else ''}")
     ev = Evaluator(backend); ev.sandbox.ensure_zygote(); ev.ref.ensure()
-    q.beat(worker, state='ready', job=None)
+    q.beat(worker, state='ready', job=None); alive_path(q, worker).touch()
     threading.Thread(target=_heartbeat, args=(q, worker, os.getppid()), daemon=True).start()
     while True:
         job = q.claim(worker)
@@ -320,11 +321,16 @@ def worker_main(db_path: str, worker: str, backend: str, poll_s: float = 0.05):
         q.beat(worker, state='ready', job=None, done=1)
 
 # %% ../nbs/07a_service.ipynb #bce27309
+def alive_path(q: JobQueue, worker: str) -> Path:
+    "The file whose modification time is `worker`'s heartbeat outside the queue (see `Supervisor.silent_why`)."
+    return q.path.parent/f"{worker}.alive"
+
 def _heartbeat(q: JobQueue, worker: str, parent: int, every: float = 1.0):
-    "Beat every `every` s; once the service that started this worker is gone, end the worker and all it started."
+    "Beat every `every` s (its file, then the queue); once the service that started this worker is gone, end the worker and all it started."
     while True:
         time.sleep(every)
         if os.getppid() != parent: os.killpg(os.getpgid(0), signal.SIGKILL)
+        alive_path(q, worker).touch()
         try: q.beat(worker)
         except sqlite3.Error: pass
 
@@ -341,6 +347,7 @@ class Supervisor:
         wid, gpu = f"w{i}", self.slots[i]
         env = {**os.environ, **({'CUDA_VISIBLE_DEVICES': str(gpu)} if gpu is not None else {})}
         log = self.q.path.parent/f"{wid}.log"
+        alive_path(self.q, wid).unlink(missing_ok=True)       # a former worker's beat is not this one's
         code = 'import sys; from cuda_agent_wb.service import worker_main; worker_main(*sys.argv[1:])'
         with open(log, 'ab') as f:
             self.procs[i] = subprocess.Popen([sys.executable, '-c', code, str(self.q.path), wid, self.backend], env=env,
@@ -359,6 +366,14 @@ def lost_why(self: Supervisor, i: int, rows: dict) -> str|None:
         j = self.q.get(w['job'])
         if j and j['status'] == 'running' and j['started'] and now - j['started'] > self.job_timeout_s: return f"ran one job past job_timeout_s ({self.job_timeout_s:g} s)"
     return None
+
+# %% ../nbs/07a_service.ipynb #alive002
+@patch
+def silent_why(self: Supervisor, i: int) -> str|None:
+    "Why worker `i` must be replaced, read without the queue: its heartbeat file is older than `stale_s` (or None)."
+    try: age = time.time() - alive_path(self.q, f"w{i}").stat().st_mtime
+    except FileNotFoundError: return None                   # not ready yet: only the queue's row says more
+    return f"stopped answering for {age:.0f} s" if self.procs[i].poll() is None and age > self.stale_s else None
 
 # %% ../nbs/07a_service.ipynb #dc87182e
 def kill_group(p: subprocess.Popen):
@@ -420,6 +435,8 @@ def status_line(self: Supervisor) -> str:
 @patch
 def check(self: Supervisor):
     "One round: replace lost workers, print the status line if it changed."
+    for i in list(self.procs):                               # first without the queue: a stopped worker may hold its lock
+        if (why := self.silent_why(i)) is not None and not self.stopping.is_set(): self.replace(i, why)
     rows = {w['id']: w for w in self.q.workers()}
     for i in list(self.procs):
         if (why := self.lost_why(i, rows)) is not None and not self.stopping.is_set(): self.replace(i, why)

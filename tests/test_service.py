@@ -190,3 +190,30 @@ def test_two_services_spread_and_evaluate_dir(tmp_path):
         assert out['--server'].equals(out['--local']), (out['--server'], out['--local'])
     finally:
         a.stop(); b.stop()
+
+
+def test_a_worker_stopped_holding_the_queue_lock_is_replaced(tmp_path):
+    "A worker stopped (SIGSTOP) while it holds the queue's lock so that nobody can read it: the supervisor finds it by its heartbeat file, kills it, and the queue reads again."
+    import sqlite3
+    from cuda_agent_wb.service import JobQueue, Supervisor, alive_path
+    q = JobQueue(tmp_path/'q.sqlite')
+    code = ("import os, signal, sqlite3, sys; c = sqlite3.connect(sys.argv[1], isolation_level=None); c.execute('PRAGMA locking_mode=EXCLUSIVE'); "
+            "c.execute('BEGIN EXCLUSIVE'); c.execute(\"INSERT INTO workers (id, started) VALUES ('w0', 0)\"); print('locked', flush=True); "
+            "os.kill(os.getpid(), signal.SIGSTOP)")
+    p = subprocess.Popen([sys.executable, '-c', code, str(q.path)], stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert p.stdout.readline().strip() == 'locked'
+        try: sqlite3.connect(q.path, timeout=0.5).execute('SELECT COUNT(*) FROM workers').fetchone(); held = False
+        except sqlite3.OperationalError: held = True
+        assert held                                                    # nobody can read the queue while it is stopped
+        said, spawned = [], []
+        sup = Supervisor(q, 'cpu', [None], stale_s=5, echo=said.append)
+        fresh = type('Fresh', (), {'poll': lambda self: None})        # what spawn starts in its place (not a real worker here)
+        sup.procs[0], sup.spawn = p, lambda i: (spawned.append(i), sup.procs.__setitem__(i, fresh()))
+        old = time.time() - 30; alive_path(q, 'w0').touch(); os.utime(alive_path(q, 'w0'), (old, old))
+        sup.check()
+        assert p.poll() is not None and spawned == [0] and said[0].startswith('cawb serve: worker w0 stopped answering for ')
+        assert q.workers() == [] and len(said) == 2 and said[1].startswith('cawb serve: queue 0')   # the queue reads again (the stopped insert was rolled back)
+    finally:
+        try: os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError: pass
