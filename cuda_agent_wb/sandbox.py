@@ -61,15 +61,26 @@ def _drop_unsent(unsent: dict, key: int, path: str):
     except OSError: pass
 
 # %% ../nbs/04_sandbox.ipynb #d2hmap05
+_pin_refused = False          # once the driver refused to lock a file's pages, this process copies without trying again
+
+def _clear_cuda_error():
+    "Reset the CUDA runtime's last error: a refused `cudaHostRegister` leaves one, which torch's next kernel-launch check would report."
+    import ctypes
+    for name in ('libcudart.so.13', 'libcudart.so.12', 'libcudart.so'):
+        try: ctypes.CDLL(name).cudaGetLastError(); return
+        except (OSError, AttributeError): continue
+
 def copy_pinned(dst, src) -> bool:
     "Copy CUDA `src` into CPU `dst` by DMA: `dst`'s pages locked for the GPU (`cudaHostRegister`) for the copy; False (nothing copied) where the driver refuses."
+    global _pin_refused
     import torch
     rt, ptr, nbytes = torch.cuda.cudart(), dst.data_ptr(), dst.numel() * dst.element_size()
-    if int(rt.cudaHostRegister(ptr, nbytes, 0)) != 0: return False
+    if _pin_refused: return False
+    if int(rt.cudaHostRegister(ptr, nbytes, 0)) != 0:
+        _pin_refused = True; _clear_cuda_error(); return False
     try: dst.copy_(src); torch.cuda.current_stream(src.device).synchronize()
     finally: rt.cudaHostUnregister(ptr)
     return True
-
 
 # %% ../nbs/04_sandbox.ipynb #ef727dc7
 def copy_for_message(t):

@@ -178,7 +178,8 @@ PRESETS['cpu-demo'] = dict(PRESETS['tiny-cpu'], stages=[2, 3, 4], tasks=['relu']
 
 # %% ../../nbs/12_train_5_config.ipynb #56147e9b
 PRESETS['gpu-100m-ppo-gain'] = dict(PRESETS['gpu-100m-demo'], rft_script_samples=1, rft_jitter=3, rft_recover=2,
-                                    ppo_iterations=6, ppo_episodes=16, samples_per_task=2, mini_batch=8, ppo_epochs=2,
+                                    ppo_iterations=12, ppo_episodes=16,   # more than fit in 15 minutes: bench/train_ppo_gain.py's --arm-minutes ends the arms
+                                    samples_per_task=2, mini_batch=8, ppo_epochs=2,
                                     workers=16, actor_lr=2e-5, critic_lr=1e-5, save_every=1,
                                     gen_chunk=256,                      # pooled sampling in 256-token calls (train.actor.generate_chunk); the demo keeps whole replies until this has run on a GPU
                                     held_out=['conv2d', 'attention'],   # bundled CUDA tasks kept out of training, played every iteration
