@@ -1,7 +1,8 @@
 """bench/train_ppo_gain.py (issue 26, item 1) on a CPU with toy settings: both arms start from the one fine-tuned checkpoint,
 the stopping replay ends after the first kernel, results and curves are written, and a second call resumes to nothing.
 The GPU experiment itself is not run here; its measures are checked on hand-made trajectories."""
-import importlib.util, json, subprocess, sys
+import importlib.util, json, shutil, subprocess, sys
+import pytest
 from conftest import ROOT
 
 spec = importlib.util.spec_from_file_location('train_ppo_gain', ROOT/'bench'/'train_ppo_gain.py')
@@ -33,10 +34,18 @@ def test_measures_on_hand_made_episodes():
     assert gain_bench.common_gains(dict(ppo=curve, frozen=curve[:1]), 2)['gains'] == dict(ppo=None, frozen=None)
 
 
-def test_smoke_run_writes_both_arms_and_resumes(tmp_path):
-    cmd = [sys.executable, str(ROOT/'bench'/'train_ppo_gain.py'), '--smoke', '--out', str(tmp_path/'run'), '--results', str(tmp_path/'r.json')]
+@pytest.fixture(scope='module')
+def smoke(tmp_path_factory):
+    "One sequential --smoke run (fine-tuning, probe, both arms): its folder and command."
+    tmp = tmp_path_factory.mktemp('smoke')
+    cmd = [sys.executable, str(ROOT/'bench'/'train_ppo_gain.py'), '--smoke', '--out', str(tmp/'run'), '--results', str(tmp/'r.json')]
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr[-3000:]
+    return tmp, cmd
+
+
+def test_smoke_run_writes_both_arms_and_resumes(smoke):
+    tmp_path, cmd = smoke
     res = json.loads((tmp_path/'r.json').read_text())
     assert res['smoke'] and res['arms_finished'] == dict(ppo=True, frozen=True) and (tmp_path/'r.html').stat().st_size > 1000
     assert [len(res['curves'][a]) for a in ('ppo', 'frozen')] == [2, 2] and res['ppo_gain'] is not None
@@ -57,8 +66,9 @@ def test_smoke_run_writes_both_arms_and_resumes(tmp_path):
     assert json.loads((tmp_path/'r.json').read_text())['curves'] == res['curves']
 
 
-def test_parallel_arms_run_as_two_processes(tmp_path):
-    "--parallel: fine-tuning here, then each arm in its own process (its own GPU on a GPU machine), one results writer."
+def test_parallel_arms_run_as_two_processes(tmp_path, smoke):
+    "--parallel: from the smoke run's fine-tuning (copied: a call finds it done), each arm in its own process (its own GPU on a GPU machine), one results writer."
+    shutil.copytree(smoke[0]/'run'/'sft', tmp_path/'run'/'sft'); shutil.copy(smoke[0]/'run'/'lr_probe.json', tmp_path/'run'/'lr_probe.json')
     cmd = [sys.executable, str(ROOT/'bench'/'train_ppo_gain.py'), '--smoke', '--parallel', '--out', str(tmp_path/'run'), '--results', str(tmp_path/'r.json')]
     cut = subprocess.run([*cmd, '--arm-minutes', '0.02'], capture_output=True, text=True, cwd=ROOT)     # both arms stopped a second in
     assert cut.returncode == 0 and 'stopped after 0.02 min' in cut.stderr, cut.stderr[-3000:]
