@@ -292,6 +292,8 @@ def main():
     ap.add_argument('--no-probe', action='store_true', help="the ppo arm takes the preset's actor_lr, untested")
     a = ap.parse_args()
     a.tail = a.tail or (1 if a.smoke else 2)
+    if a.smoke: torch.set_num_threads(1)    # a toy model on a CPU: one thread. With two OpenMP threads on a busy 2-core CI machine the probe's
+                                            # backward passes spun in OpenMP barriers: 1560 s for what takes 80 s (fresh-clone CI, 2026-11-26)
     if not a.no_probe: parse_rates(a.probe_lrs)           # a bad list is one line now, not after the fine-tuning
     import transformers
     from cuda_agent_wb.train import Trainer, make_config, parse_overrides, survive, STAGES
