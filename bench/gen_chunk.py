@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Does pooled sampling in chunks (`gen_chunk`) speed up rollout-shaped generation? (issue 26: the ppo-gain arms sampled
-16-22 tokens/s per episode on 2 x H200, the generator busy 70-88 % of each rollout.)
+16-22 tokens/s per episode on 2 x H200, the generator busy 77-89 % of each rollout.)
 
 Episodes are emulated on the training actor (random init, the `gpu-100m-demo` preset's model, static cache): `--episodes`
 threads each play `--turns` turns; a turn samples one reply through `ActorPolicy.generate_pooled` (what rollouts call),
@@ -14,7 +14,7 @@ lengths differ run to run, the reported tokens say how many).
     python bench/gen_chunk.py --backend cpu --set tiny='{"hidden": 64, "layers": 2, "heads": 4, "kv_heads": 2}' \\
         --set dtype=float32 --set gen_cache=dynamic --prompt 64 --episodes 3 --turns 2 --max-new 32 --stop-every 8 --chunks 0,8
 """
-import argparse, json, random, sys, threading, time
+import argparse, json, random, sys, time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 import torch
@@ -61,6 +61,8 @@ def main():
     a = ap.parse_args()
     try: chunks = [int(x) for x in a.chunks.split(',')]
     except ValueError: raise SystemExit(f"--chunks {a.chunks!r}: give whole numbers, comma-separated, e.g. 0,256") from None
+    if min(a.episodes, a.turns, a.prompt, a.stop_every, a.max_new or 1) < 1 or min(chunks) < 0:
+        raise SystemExit("--episodes, --turns, --prompt, --stop-every and --max-new must be at least 1, --chunks at least 0")
     if a.backend == 'cuda' and not torch.cuda.is_available(): raise SystemExit("no CUDA device visible: run this on a GPU machine, or --backend cpu")
     from cuda_agent_wb.train import Trainer, make_config, parse_overrides
     cfg = make_config(a.preset, backend=a.backend, out_dir='runs/gen_chunk', stages=[4], resume=False, temperature=1.0, **parse_overrides(a.set))

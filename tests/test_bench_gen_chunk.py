@@ -17,3 +17,5 @@ def test_gen_chunk_compares_whole_and_chunked_replies(tmp_path):
     assert all(0 < m['tokens'] <= 3 * 2 * 24 and m['wall_s'] > 0 and m['generator_busy_s'] > 0 for m in res['modes'])
     bad = run('--chunks', '0,x', '--results', str(tmp_path/'bad.json'))
     assert bad.returncode != 0 and bad.stderr.strip().splitlines()[-1] == "--chunks '0,x': give whole numbers, comma-separated, e.g. 0,256"
+    zero = run('--stop-every', '0', '--results', str(tmp_path/'zero.json'))
+    assert zero.returncode != 0 and zero.stderr.strip().splitlines()[-1].startswith('--episodes, --turns, --prompt, --stop-every and --max-new must be')
