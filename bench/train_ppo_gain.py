@@ -20,7 +20,9 @@ From that one checkpoint two arms run agentic PPO (stage 4) with the same seeds:
 
 Per PPO iteration of each arm: reward mean, pass rate, `gave_up_share` (episodes that wrote no code), `faster_share` (episodes whose best reward beat everything the
 stopping replay of their task reached, over the episodes of tasks where going on paid in the replays),
-`second_kernel_share` (episodes that evaluated a second, different correct solution), KL (`kl_after`: k3 of the actor after
+`second_kernel_share` (episodes that evaluated a second, different correct solution), `same_as_other_arm` (episodes the two
+arms played token for token alike: the arms share every random draw, keyed by episode and turn, so iteration 0 should be
+about 1), KL (`kl_after`: k3 of the actor after
 the iteration's update from the one that sampled it, >= 0; and the update's own k1 `kl`), clip fraction, entropy.
 `ppo_gain` is an arm's mean reward over its last `--tail` iterations minus its iteration 0 (rolled out before any
 update). Target: ppo gain >= 0.3 and >= the frozen arm's gain + 0.3. Results go to bench/results/train_ppo_gain.json
@@ -206,11 +208,25 @@ def common_gains(curves: dict, tail: int) -> dict:
     return dict(gains={arm: gain(c[:n], t) if t >= 1 else None for arm, c in curves.items()}, iterations=n, tail=max(t, 0))
 
 
+def same_episodes(root: Path, it: int):
+    """Share of iteration `it`'s episodes (matched by task and sample) that the two arms played token for token alike; None
+    before both have played it. Draws are keyed by episode and turn (`EpisodePolicy`), so at iteration 0 (one checkpoint) it
+    should be about 1, and below 1 after only where the policies differ (or a near-tie flips on batch-shaped rounding)."""
+    texts = lambda t: [s.get('model_text') for s in t['steps']]
+    arms = [{p.name: p for p in (root/arm/'trajectories'/'agentic'/f"it{it:04d}").glob('*__s*.jsonl')} for arm in ARMS]
+    both = sorted(set(arms[0]) & set(arms[1]))
+    if not both: return None
+    from cuda_agent_wb.rollout import read_trajectory
+    return round(sum(texts(read_trajectory(arms[0][n])) == texts(read_trajectory(arms[1][n])) for n in both) / len(both), 4)
+
+
 def summarise(root: Path, cfg, tail: int, extra: dict) -> dict:
     from cuda_agent_wb.train import read_metrics
     replays = replay_rewards(root/'sft')
     curves = {arm: arm_curve(root/arm, replays) for arm in ARMS}
     common = common_gains(curves, tail); gains = common['gains']
+    for arm in ARMS:
+        for r in curves[arm]: r['same_as_other_arm'] = same_episodes(root, r['step'])
     done = {arm: len(c) == cfg.ppo_iterations for arm, c in curves.items()}
     met, probe = None, json.loads((root/'lr_probe.json').read_text()) if (root/'lr_probe.json').is_file() else None
     moved = [r.get('kl_after') for r in curves['ppo']]
@@ -232,15 +248,15 @@ def report(path: Path, res: dict):
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
     keys = ['reward_mean', 'gave_up_share', 'faster_share', 'second_kernel_share', 'pass_rate', 'heldout_reward_mean', 'heldout_pass_rate', 'kl_after', 'clip_frac',
-            'entropy', 'policy_loss', 'turns_mean']
-    fig = make_subplots(rows=3, cols=4, subplot_titles=keys)
+            'entropy', 'policy_loss', 'turns_mean', 'same_as_other_arm']
+    fig = make_subplots(rows=(len(keys) + 3) // 4, cols=4, subplot_titles=keys)
     for arm, color in (('ppo', '#ef553b'), ('frozen', '#636efa')):
         c = res['curves'][arm]
         for i, k in enumerate(keys):
             fig.add_trace(go.Scatter(x=[r['step'] for r in c], y=[r.get(k) for r in c], mode='lines+markers', name=arm, legendgroup=arm,
                                      showlegend=i == 0, line=dict(color=color)), row=i // 4 + 1, col=i % 4 + 1)
     title = f"PPO vs a frozen actor ({res['preset']}): ppo_gain {res['ppo_gain']}, frozen_gain {res['frozen_gain']}"
-    fig.update_layout(height=560, title=title, margin=dict(t=70, b=20, l=40, r=20))
+    fig.update_layout(height=740, title=title, margin=dict(t=70, b=20, l=40, r=20))
     path.write_text(fig.to_html(include_plotlyjs='cdn'))
 
 

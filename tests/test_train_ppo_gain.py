@@ -51,6 +51,7 @@ def test_smoke_run_writes_both_arms_and_resumes(smoke):
     assert [len(res['curves'][a]) for a in ('ppo', 'frozen')] == [2, 2] and res['ppo_gain'] is not None
     assert {r['kl'] for r in res['curves']['frozen']} == {r['kl_after'] for r in res['curves']['frozen']} == {0.0}   # the frozen actor never moves
     assert res['kl_positive'] and all(r['kl_after'] > 0 for r in res['curves']['ppo'])           # the ppo arm's updates move it
+    assert res['curves']['ppo'][0]['same_as_other_arm'] >= 0.5      # one checkpoint, the same keyed draws: iteration 0 played alike (~all)
     probe = res['lr_probe']                                                        # the ppo arm's rate: measured, then used
     assert [r['actor_lr'] for r in probe['rows']] == [float(x) for x in gain_bench.PROBE_LRS.split(',')]
     assert probe['chosen'] == max([r['actor_lr'] for r in probe['rows'] if r['kl'] <= probe['target_kl']] or [min(r['actor_lr'] for r in probe['rows'])])

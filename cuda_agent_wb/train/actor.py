@@ -6,7 +6,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/train_4_actor.html.md"""
 
 # %% ../../nbs/12_train_4_actor.ipynb #08d79506
 from __future__ import annotations
-import inspect, threading, time, torch
+import hashlib, inspect, threading, time, torch
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from fastcore.basics import patch
@@ -16,8 +16,9 @@ from ..profile import DeviceLock, device_lock_key
 from .episodes import stop_token_ids
 
 # %% auto #0
-__all__ = ['CUDAGRAPH_TLS_KEYS', 'GEN_CACHES', 'cudagraph_tls', 'adopt_cudagraph_tls', 'ActorPolicy', 'holding_device',
-           'timer_waiting', 'YieldToTimers', 'static_batch', 'lockstep_header', 'play_lockstep']
+__all__ = ['CUDAGRAPH_TLS_KEYS', 'GEN_CACHES', 'MASK32', 'cudagraph_tls', 'adopt_cudagraph_tls', 'ActorPolicy', 'holding_device',
+           'timer_waiting', 'YieldToTimers', 'mul32', 'hash32', 'gumbel_noise', 'KeyedGumbel', 'turn_seed',
+           'static_batch', 'EpisodePolicy', 'lockstep_header', 'play_lockstep']
 
 # %% ../../nbs/12_train_4_actor.ipynb #da7c3f60
 CUDAGRAPH_TLS_KEYS = ('tree_manager_containers', 'tree_manager_locks')
@@ -87,18 +88,67 @@ class YieldToTimers(StoppingCriteria):
         return self.go_on
 
 
+# %% ../../nbs/12_train_4_actor.ipynb #keyed002
+MASK32 = 0xFFFFFFFF
+
+def mul32(x: torch.Tensor, c: int) -> torch.Tensor:
+    "`x * c` modulo 2**32 for int64 `x` in [0, 2**32), in 16-bit halves of `c`: no product leaves int64."
+    return (x * (c & 0xFFFF) + (((x * (c >> 16)) & 0xFFFF) << 16)) & MASK32
+
+
+# %% ../../nbs/12_train_4_actor.ipynb #keyed003
+def hash32(x: torch.Tensor) -> torch.Tensor:
+    "A 32-bit integer mix of int64 `x` (its low 32 bits), elementwise; values in [0, 2**32)."
+    x = x & MASK32
+    x = mul32(x ^ (x >> 16), 0x7feb352d)
+    x = mul32(x ^ (x >> 15), 0x846ca68b)
+    return x ^ (x >> 16)
+
+
+# %% ../../nbs/12_train_4_actor.ipynb #keyed006
+def gumbel_noise(seeds: torch.Tensor, positions: torch.Tensor, vocab: int) -> torch.Tensor:
+    "Standard Gumbel noise (rows, vocab), float32: each row a function of its (seed, position) and the token id, never of the batch."
+    row = hash32(hash32(seeds) ^ positions)[:, None]
+    ids = torch.arange(vocab, device=seeds.device)[None, :]
+    bits = hash32(hash32(ids ^ row) ^ hash32(row ^ 0x5bd1e995))
+    u = ((bits >> 8).float() + 0.5) / 2**24           # 24 bits: exact in float32, strictly inside (0, 1)
+    return -torch.log(-torch.log(u))
+
+
+# %% ../../nbs/12_train_4_actor.ipynb #keyed009
+from transformers import LogitsProcessor, LogitsProcessorList
+
+class KeyedGumbel(LogitsProcessor):
+    "Turns greedy decoding into sampling from softmax(logits / temperature) with each row's keyed noise (`gumbel_noise`)."
+    def __init__(self, seeds: torch.Tensor, offsets: torch.Tensor, prompt_len: int, temperature: float):
+        self.seeds, self.offsets, self.prompt_len, self.temperature = seeds, offsets, prompt_len, temperature
+    def __call__(self, input_ids, scores):
+        pos = self.offsets + (input_ids.shape[1] - self.prompt_len)      # the token's place in its reply, chunks included
+        return scores.float() / self.temperature + gumbel_noise(self.seeds, pos, scores.shape[-1])
+
+
+# %% ../../nbs/12_train_4_actor.ipynb #keyed010
+def turn_seed(key: str) -> int:
+    "A 32-bit seed from a text key (an episode turn's: run seed, iteration, task, sample, turn)."
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=4).digest(), 'little')
+
+
 # %% ../../nbs/12_train_4_actor.ipynb #b3121b81
 @patch
-def _generate(self: ActorPolicy, prompts: list[list[int]], max_new: int|None = None) -> tuple[list[list[int]], float]:
-    "Sample one reply per prompt (left-padded batch) of up to `max_new` tokens (default `max_new_tokens`); returns the reply ids (up to the stop token) and seconds."
+def _generate(self: ActorPolicy, prompts: list[list[int]], max_new: int|None = None, noise: list|None = None) -> tuple[list[list[int]], float]:
+    "Sample one reply per prompt (left-padded batch) of up to `max_new` tokens (default `max_new_tokens`), keyed by `noise` (a (seed, offset) per prompt) if given; reply ids (up to the stop token) and seconds."
     if self.gen_thread is not None and not threading.current_thread().name.startswith(f'cawb-generate-{id(self)}'):
-        return self.gen_thread.submit(self._generate, prompts, max_new).result()   # compiled decode steps: always the same thread
+        return self.gen_thread.submit(self._generate, prompts, max_new, noise).result()   # compiled decode steps: always the same thread
     dev, n, max_new = next(self.model.parameters()).device, len(prompts), max_new or self.max_new_tokens
     if self.cache == 'static': prompts = prompts + [prompts[-1]] * (static_batch(n) - n)   # few batch sizes: few compiles
+    if noise is not None: noise = list(noise) + [noise[-1]] * (len(prompts) - n)
     T = max(map(len, prompts))
     ids = torch.tensor([[self.pad_id] * (T - len(p)) + p for p in prompts], device=dev)
     am = torch.tensor([[0] * (T - len(p)) + [1] * len(p) for p in prompts], device=dev)
     kw = dict(do_sample=True, temperature=self.temperature, top_k=0, top_p=1.0) if self.temperature > 0 else dict(do_sample=False)
+    if noise is not None and self.temperature > 0:        # greedy on keyed-noisy logits: a sample that no other row changes
+        seeds, offs = (torch.tensor(v, device=dev) for v in zip(*noise))
+        kw = dict(do_sample=False, logits_processor=LogitsProcessorList([KeyedGumbel(seeds, offs, T, self.temperature)]))
     if self.device_lock is None: self.device_lock = DeviceLock(device_lock_key(str(dev)), say_after=60)
     with self.lock, torch.no_grad(), holding_device(self.device_lock):   # the lock: the mode switch too, rollout threads share the model
         adopt_cudagraph_tls(self.graph_tls)
@@ -150,9 +200,10 @@ def act_batch(self: ActorPolicy, chats: list, tools=None, parse=None) -> list:
 
 # %% ../../nbs/12_train_4_actor.ipynb #85c685ed
 @patch
-def generate_pooled(self: ActorPolicy, prompt: list[int]) -> tuple[list[int], float, int]:
-    "Reply ids for `prompt`, generated in batches with the prompts other threads queued meanwhile; (ids, its share of the generator's seconds, mean batch)."
-    slot = dict(prompt=prompt, reply=[], share=0.0, batches=[], done=False)
+def generate_pooled(self: ActorPolicy, prompt: list[int], seed: int|None = None) -> tuple[list[int], float, int]:
+    "Reply ids for `prompt` sampled with `seed` (`KeyedGumbel`; default a random one), in batches with other threads' prompts; (ids, its share of the generator's seconds, mean batch)."
+    if seed is None: seed = int(torch.randint(2**32, ()).item())
+    slot = dict(prompt=prompt, seed=seed, reply=[], share=0.0, batches=[], done=False)
     with self.pending_lock: self.pending.append(slot)
     while not slot['done']:
         with self.pool_lock:                      # an unfinished slot is queued, or in the batch of whoever holds this lock
@@ -168,7 +219,7 @@ def generate_chunk(self: ActorPolicy):
     with self.pending_lock: batch, self.pending = self.pending, []
     left = [self.max_new_tokens - len(b['reply']) for b in batch]
     n = min(self.gen_chunk or self.max_new_tokens, max(left))
-    try: replies, secs = self._generate([b['prompt'] + b['reply'] for b in batch], n)
+    try: replies, secs = self._generate([b['prompt'] + b['reply'] for b in batch], n, [(b['seed'], len(b['reply'])) for b in batch])
     except Exception as e:                     # every waiting thread gets the error, none waits forever
         for b in batch: b.update(error=e, done=True)
         raise
@@ -180,17 +231,26 @@ def generate_chunk(self: ActorPolicy):
 
 # %% ../../nbs/12_train_4_actor.ipynb #df942a00
 @patch
-def act(self: ActorPolicy, messages, tools):
-    "One reply: HFPolicy's context fitting on the rendered chat, then pure sampling (pooled with other threads)."
+def act(self: ActorPolicy, messages, tools, key: str|None = None):
+    "One reply: HFPolicy's context fitting on the rendered chat, then pure sampling (pooled), its draws keyed by `key` and the turn if given."
     from cuda_agent_wb.agent import parse_tool_call
     from cuda_agent_wb.policy import fit_context
     msgs = fit_context(self._render(messages, tools), self.context_tokens - self.max_new_tokens,
                        count=lambda ms: len(self._encode(ms, tools)))
     prompt = self._encode(msgs, tools)
-    reply, share, n = self.generate_pooled(prompt)
+    turn = sum(m.get('role') == 'assistant' for m in messages)
+    reply, share, n = self.generate_pooled(prompt, turn_seed(f"{key}|{turn}") if key is not None else None)
     text = self.tok.decode(reply, skip_special_tokens=False)
     action, err = parse_tool_call(text)
     return PolicyOutput(text, action, err, len(prompt), len(reply), meta=dict(gen_s=share, gen_batch=n))
+
+# %% ../../nbs/12_train_4_actor.ipynb #keyed013
+class EpisodePolicy:
+    "One episode's view of an `ActorPolicy`: `act` keys its samples by `key` and the turn; all else is the actor's."
+    def __init__(self, actor: ActorPolicy, key: str): self.actor, self.key = actor, key
+    def __getattr__(self, name): return getattr(self.actor, name)
+    def act(self, messages, tools): return self.actor.act(messages, tools, key=self.key)
+
 
 # %% ../../nbs/12_train_4_actor.ipynb #142b3a3b
 def lockstep_header(env, sample: int, policy, messages: list, tools) -> dict:

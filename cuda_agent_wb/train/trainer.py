@@ -12,7 +12,7 @@ from fastcore.basics import patch
 from .models import base_tokenizer, init_base_model, load_actor, load_critic, MasterAdamW, quiet_logger
 from .episodes import trajectory_reward
 from .envs import GuessEnv, SingleTurnEnv
-from .actor import ActorPolicy, play_lockstep
+from .actor import ActorPolicy, EpisodePolicy, play_lockstep
 from .config import save_config, STAGES, TrainConfig
 from .metrics import MetricsLog, survive
 
@@ -240,10 +240,12 @@ def episode_plan(n: int, k: int, n_tasks: int, world: int = 1) -> list[list[tupl
 # %% ../../nbs/12_train_7_trainer.ipynb #f90c7058
 @patch
 def rollout_kernel(self: Trainer, tasks: list, out_dir, max_turns: int, make_policy=None, samples: int = 1, jobs=None) -> list[dict]:
-    "Agent-loop episodes on `tasks` (`samples` each, or the `(task, sample)` pairs `jobs`) through the rollout runner; their trajectories."
+    "Agent-loop episodes on `tasks` (`samples` each, or the `(task, sample)` pairs `jobs`) through the rollout runner, each sampling with its own keyed draws (`EpisodePolicy`); their trajectories."
     from cuda_agent_wb.rollout import rollout, read_trajectory, trajectory_stem
     pol, jobs = self.policy(), [(t, k) for t in tasks for k in range(samples)] if jobs is None else jobs
-    rollout(tasks, make_policy or (lambda t, k: pol), self.agent_envs, out_dir, jobs=jobs, workers=self.cfg.workers,
+    where = '/'.join(Path(out_dir).parts[-2:])        # e.g. agentic/it0003: the same in two runs with the same seed
+    keyed = lambda t, k: EpisodePolicy(pol, f"{self.cfg.seed}|{where}|{t.id}|{k}") if isinstance(pol, ActorPolicy) else pol
+    rollout(tasks, make_policy or keyed, self.agent_envs, out_dir, jobs=jobs, workers=self.cfg.workers,
             resume=True, progress=self.acc.is_main_process, backend=self.cfg.backend, max_turns=max_turns, language=self.cfg.language,
             max_misses=self.cfg.max_misses)
     paths = [Path(out_dir)/f"{trajectory_stem(t, k)}.jsonl" for t, k in jobs]
