@@ -10,6 +10,8 @@ expect about 0.25 more reward than the frozen one, too little room to show a gai
 The ppo arm's learning rate is measured, not guessed: from the fine-tuned checkpoint, one PPO update per rate in
 `--probe-lrs` on the fine-tuning replays (undone after), and the largest rate whose KL to the fine-tuned policy stays
 at or below `--target-kl` (`lr_probe` in the results; `--no-probe` takes the preset's).
+GAE runs at `lam=1` (the preset): with `lam=0.95` a go-on episode's reward reached its give-up-or-write decision token
+through 0.95 to the power of the ~2,800 policy tokens after it (nbs/12_train_5_config.ipynb measures it on the H200 run).
 From that one checkpoint two arms run agentic PPO (stage 4) with the same seeds: `ppo` (that learning rate) and
 `frozen` (`actor_lr=0`: the actor never changes, so its curve is what sampling noise alone gives).
 
@@ -235,7 +237,7 @@ def summarise(root: Path, cfg, tail: int, extra: dict) -> dict:
         met = gains['ppo'] >= TARGET and gains['ppo'] >= gains['frozen'] + TARGET and kl_positive
     return dict(preset=cfg.preset, model=cfg.tiny, tasks=cfg.tasks, backend=cfg.backend, ppo_iterations=cfg.ppo_iterations,
                 ppo_episodes=cfg.ppo_episodes, actor_lr=probe['chosen'] if probe else cfg.actor_lr, lr_probe=probe, critic_lr=cfg.critic_lr,
-                kl_coef=cfg.kl_coef, clip=[cfg.clip_low, cfg.clip_high], ppo_epochs=cfg.ppo_epochs, mini_batch=cfg.mini_batch, temperature=cfg.temperature, tail=tail,
+                kl_coef=cfg.kl_coef, gamma=cfg.gamma, lam=cfg.lam, clip=[cfg.clip_low, cfg.clip_high], ppo_epochs=cfg.ppo_epochs, mini_batch=cfg.mini_batch, temperature=cfg.temperature, tail=tail,
                 gain_over=dict(iterations=common['iterations'], tail=common['tail'],
                                rule='iterations both arms finished; the gain averages the last `tail` of them (fewer than asked when the time box cut the arms short) minus iteration 0'),
                 ppo_gain=gains['ppo'], frozen_gain=gains['frozen'], kl_positive=kl_positive,

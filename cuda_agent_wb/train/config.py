@@ -184,6 +184,7 @@ PRESETS['gpu-100m-ppo-gain'] = dict(PRESETS['gpu-100m-demo'], rft_script_samples
                                     gen_chunk=256,                      # pooled sampling in 256-token calls (train.actor.generate_chunk); the demo keeps whole replies until this has run on a GPU
                                     held_out=['conv2d', 'attention'],   # bundled CUDA tasks kept out of training, played every iteration
                                     rft_min_reward=-2.0,                # keep bench/train_ppo_gain.py's give-up replays (reward -1) in fine-tuning
+                                    lam=1.0, value_lam=1.0,             # every policy token's advantage is the outcome minus its value (below)
                                     max_misses=3)                       # a policy lost in unparseable replies stops, not 16 turns of 3072 tokens
 
 # %% ../../nbs/12_train_5_config.ipynb #a002e911
