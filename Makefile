@@ -8,6 +8,8 @@ BIN := $(VENV)/bin
 # CPU build, pinned so pip takes the local CPU wheel instead of a multi-GB CUDA download.
 # Override with e.g. `make test TORCH_SPEC=torch==2.11.0`.
 TORCH_SPEC ?= $(shell if nvidia-smi -L >/dev/null 2>&1; then echo torch; else echo torch==2.13.0; fi)
+# OpenMP threads sleep at barriers rather than spin (tests/conftest.py says why; the notebooks' tests get it here)
+export OMP_WAIT_POLICY ?= PASSIVE
 PIP_QUIET := 2>&1 | { grep -v -e 'is ignored: it is neither a file nor a directory' || true; }
 
 .PHONY: install install-triton venv demo test test-py test-nbs test-browser check-sync export clean-nbs bench-gpu

@@ -7,6 +7,9 @@ ROOT = Path(__file__).resolve().parents[1]
 CAWB = str(Path(sys.executable).parent / 'cawb')
 # tests evaluate in-process unless they start a service and name it (a developer's running `cawb serve` is not used)
 os.environ.setdefault('CAWB_SERVICE_USE', 'never')
+# OpenMP threads sleep at barriers instead of spinning: on a busy 2-core CI machine (under-load) spinning made
+# test_toy_reward_rises take 261 s instead of 47 s (23 s on idle cores either way); subprocesses inherit it
+os.environ.setdefault('OMP_WAIT_POLICY', 'PASSIVE')
 
 
 def run_cawb(*args, timeout=600, env=None, cwd=ROOT):
