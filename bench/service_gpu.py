@@ -2,7 +2,7 @@
 candidates), and the throughput of a queue of new small-kernel candidates for several worker layouts.
 
     source bench/device_setup.sh; python3 bench/service_gpu.py --out $OUT/service_h100.json --configs "0x1;0x2" --queue 120
-    python3 bench/service_gpu.py --out $OUT/service_2gpu.json --presets cpu,gpu --configs "0x1;0,1x1" --queue 240 --no-latency
+    python3 bench/service_gpu.py --out $OUT/service_2gpu.json --presets cpu,gpu --configs "0x1;0,1x1" --queue cpu=240,gpu=64 --no-latency
     python3 bench/service_gpu.py --out $OUT/service_h200x2.json --configs "0x1;0,1x1" --queue 40 --no-latency
 
 A config is GPUS x WORKERS_PER_GPU. Candidates are bench/_candidates.py's CUDA kernels (relu, scale_gelu, rmsnorm_silu_mul,
@@ -139,15 +139,26 @@ def queue_run(ev, items, gpus: str) -> dict:
                 host=sampler.result(gpus), workers=worker_timeline(start_service.db, t_start, t_end))
 
 
+def parse_queue(text: str, presets: list) -> dict:
+    """--queue: '120' (every preset) or 'cpu=240,gpu=64' (each preset named once) -> {preset: count}; anything else is one
+    line naming it. At the gpu preset a new candidate takes ~5.3 s on one H200, so 240 of them are ~21 minutes."""
+    try: q = {p: int(text) for p in presets} if '=' not in text else {k.strip(): int(v) for k, v in (kv.split('=') for kv in text.split(','))}
+    except ValueError: raise SystemExit(f"--queue {text!r}: give a count (120) or one per preset (cpu=240,gpu=64)") from None
+    if not q or set(q) != set(presets) or min(q.values()) < 1:
+        raise SystemExit(f"--queue {text!r}: give a count >= 1 for each of the presets {','.join(presets)}")
+    return q
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--out', required=True)
     ap.add_argument('--configs', default='0x1', help="';'-separated GPUSxWORKERS, e.g. '0x1;0x2' or '0x1;0,1x1'")
     ap.add_argument('--presets', default='cpu', help="','-separated task size presets, each run with every config (e.g. 'cpu,gpu')")
-    ap.add_argument('--queue', type=int, default=120, help='new candidates per throughput run')
+    ap.add_argument('--queue', default='120', help="new candidates per throughput run: one count, or per preset, e.g. 'cpu=240,gpu=64'")
     ap.add_argument('--no-latency', action='store_true', help='skip the CLI wall-time measurements')
     ap.add_argument('--local-once', action='store_true', help='also time one `cawb evaluate --local` (no service) of a new candidate, for comparison')
     args = ap.parse_args()
+    queue = parse_queue(args.queue, args.presets.split(','))
     import torch
     from cuda_agent_wb.client import RemoteEvaluator
     from cuda_agent_wb.tasks import load_task
@@ -194,7 +205,7 @@ def main():
                                            capture_output=True, text=True, env=env, cwd=ROOT)
                         run['cli_local_new_s'] = round(time.perf_counter() - t0, 2); run['cli_local_ok'] = r.returncode == 0
                         print(f"[{preset} {cfg}] cli --local new candidate {run['cli_local_new_s']} s", flush=True)
-                items = [dict(task=tasks[names[i % len(names)]], solution=write_candidate(work, names[i % len(names)], 200 + i, f'q{ci}')) for i in range(args.queue)]
+                items = [dict(task=tasks[names[i % len(names)]], solution=write_candidate(work, names[i % len(names)], 200 + i, f'q{ci}')) for i in range(queue[preset])]
                 run.update(queue_run(ev, items, gpus))
                 print(f"[{preset} {cfg}] queue {len(items)} in {run['queue_s']} s -> {run['candidates_per_gpu_hour']}/GPU-hour, correct {run['queue_correct']}, "
                       f"{run['breakdown_mean']}, host {run['host']}", flush=True)

@@ -1,6 +1,7 @@
 """bench/service_gpu.py's own arithmetic, on a CPU: the per-worker timeline read from the service's queue and the
 speedups per preset and layout (the GPU measurement itself runs on a GPU machine, never in CI)."""
 import importlib.util, sys
+import pytest
 from conftest import ROOT
 from cuda_agent_wb.service import JobQueue
 
@@ -38,3 +39,10 @@ def test_d2h_copy_runs_every_cpu_way_and_leaves_no_file(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ['r.json']                # every copy's file removed
     bad = run('--sizes-mb', '2,x', '--results', str(tmp_path/'bad.json'))
     assert bad.returncode != 0 and bad.stderr.strip().splitlines()[-1] == "--sizes-mb '2,x': give whole MiB, comma-separated, e.g. 64,256"
+
+
+def test_queue_per_preset():
+    assert sg.parse_queue('120', ['cpu', 'gpu']) == dict(cpu=120, gpu=120)
+    assert sg.parse_queue('cpu=240, gpu=64', ['cpu', 'gpu']) == dict(cpu=240, gpu=64)
+    for bad in ('0', 'x', 'cpu=240', 'cpu=240,gpu=0', 'cpu=240,gpu=64,big=1', 'cpu:240'):
+        with pytest.raises(SystemExit, match='--queue'): sg.parse_queue(bad, ['cpu', 'gpu'])
