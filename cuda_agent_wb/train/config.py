@@ -181,7 +181,7 @@ PRESETS['gpu-100m-ppo-gain'] = dict(PRESETS['gpu-100m-demo'], rft_script_samples
                                     ppo_iterations=12, ppo_episodes=16,   # more than fit in 15 minutes: bench/train_ppo_gain.py's --arm-minutes ends the arms
                                     samples_per_task=2, mini_batch=8, ppo_epochs=2,
                                     workers=16, actor_lr=2e-5, critic_lr=1e-5, save_every=1,
-                                    gen_chunk=256,                      # pooled sampling in 256-token calls (train.actor.generate_chunk); the demo keeps whole replies until this has run on a GPU
+                                    gen_chunk=256,                      # pooled sampling in 256-token calls (train.actor.generate_chunk); the demo keeps whole replies until it is measured again with chunks
                                     held_out=['conv2d', 'attention'],   # bundled CUDA tasks kept out of training, played every iteration
                                     rft_min_reward=-2.0,                # keep bench/train_ppo_gain.py's give-up replays (reward -1) in fine-tuning
                                     lam=1.0, value_lam=1.0,             # every policy token's advantage is the outcome minus its value (below)

@@ -244,7 +244,7 @@ def rollout_kernel(self: Trainer, tasks: list, out_dir, max_turns: int, make_pol
     from cuda_agent_wb.rollout import rollout, read_trajectory, trajectory_stem
     pol, jobs = self.policy(), [(t, k) for t in tasks for k in range(samples)] if jobs is None else jobs
     where = '/'.join(Path(out_dir).parts[-2:])        # e.g. agentic/it0003: the same in two runs with the same seed
-    keyed = lambda t, k: EpisodePolicy(pol, f"{self.cfg.seed}|{where}|{t.id}|{k}") if isinstance(pol, ActorPolicy) else pol
+    keyed = lambda t, k: EpisodePolicy(pol, f"{self.cfg.seed}|{where}|{t.id}|{k}")
     rollout(tasks, make_policy or keyed, self.agent_envs, out_dir, jobs=jobs, workers=self.cfg.workers,
             resume=True, progress=self.acc.is_main_process, backend=self.cfg.backend, max_turns=max_turns, language=self.cfg.language,
             max_misses=self.cfg.max_misses)
