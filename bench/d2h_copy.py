@@ -15,7 +15,12 @@ locked for the GPU (`sandbox.copy_pinned`). This script measures, per size:
   fault_then_copy the mapping's pages touched first (`zero_`), then the copy: how much of `current` is page faults
   staged          into a reused pinned buffer, then a CPU copy into the mapped file
   registered      the mapped file's pages locked for the GPU (`cudaHostRegister`), copied into, unregistered
-The last four time the copy alone (their destination made before the clock starts): what the copy could cost at best.
+The four above time the copy alone (their destination made before the clock starts): what the copy could cost at best.
+The next three split `current` into its parts and try touching the pages first with all CPU threads (a `zero_`), since
+`fault_then_copy` showed the faults, not the copy, to be the cost; everything timed:
+  file_only       the file made, reserved and mapped, nothing copied
+  touched         the file made and mapped, its pages touched (`zero_`), a pageable copy
+  touched_locked  the file made and mapped, its pages touched, then `sandbox.copy_pinned` (locked, DMA, unlocked)
 
     python bench/d2h_copy.py                          # on a GPU machine; with 2+ GPUs also one process per GPU at once
     python bench/d2h_copy.py --device cpu --sizes-mb 8 --repeats 1    # the script end to end on a CPU (no claim)
@@ -28,7 +33,9 @@ from pathlib import Path
 import torch
 
 HERE = Path(__file__).parent
-WAYS = ('current', 'before', 'populated', 'lazy_locked', 'pageable', 'pinned', 'fault_then_copy', 'staged', 'registered')
+WAYS = ('current', 'before', 'populated', 'lazy_locked', 'pageable', 'pinned', 'fault_then_copy', 'staged', 'registered',
+        'file_only', 'touched', 'touched_locked')
+GPU_ONLY = ('registered', 'lazy_locked', 'touched_locked')
 
 
 def mapped(nbytes: int, folder: str, dtype, shape, lazy: bool = True):
@@ -75,6 +82,11 @@ def one_copy(way: str, t, folder: str, bufs: dict) -> float:
     elif way == 'pinned': bufs['pinned'].copy_(t); dst = bufs['pinned']
     elif way in ('fault_then_copy', 'registered'): dst.copy_(t)
     elif way == 'staged': bufs['staged'].copy_(t); dst.copy_(bufs['staged'])
+    elif way in ('file_only', 'touched', 'touched_locked'):
+        dst, path = mapped(nbytes, folder, t.dtype, t.shape)
+        if way != 'file_only': dst.zero_()                           # every page faulted in, by all CPU threads
+        if way == 'touched': dst.copy_(t)
+        if way == 'touched_locked' and not sandbox.copy_pinned(dst, t): raise RuntimeError("cudaHostRegister on the mapped file failed")
     sync(t); s = time.perf_counter() - t0
     if way == 'registered' and t.is_cuda: torch.cuda.cudart().cudaHostUnregister(dst.data_ptr())
     del dst
@@ -91,7 +103,7 @@ def measure(device: str, sizes_mb: list, repeats: int, folder: str) -> list:
         t = torch.randn(mb * (1 << 20) // 4, device=device)       # float32
         bufs = {}
         for way in WAYS:
-            if way in ('registered', 'lazy_locked') and not t.is_cuda: continue
+            if way in GPU_ONLY and not t.is_cuda: continue
             try:
                 one_copy(way, t, folder, bufs)                         # warm: allocators, CUDA context, first mapping
                 secs = [one_copy(way, t, folder, bufs) for _ in range(repeats)]

@@ -29,13 +29,13 @@ def test_speedups_pair_each_layout_with_one_gpu():
 
 
 def test_d2h_copy_runs_every_cpu_way_and_leaves_no_file(tmp_path):
-    "bench/d2h_copy.py end to end on a CPU (every way but the GPU-only two; files in its folder removed); bad sizes are one line."
+    "bench/d2h_copy.py end to end on a CPU (every way but the GPU-only three; files in its folder removed); bad sizes are one line."
     import json, subprocess
     run = lambda *a: subprocess.run([sys.executable, str(ROOT/'bench'/'d2h_copy.py'), '--device', 'cpu', *a], capture_output=True, text=True, cwd=ROOT)
     r = run('--sizes-mb', '2', '--repeats', '2', '--folder', str(tmp_path), '--results', str(tmp_path/'r.json'))
     assert r.returncode == 0, r.stderr[-2000:]
     rows = json.loads((tmp_path/'r.json').read_text())['alone']
-    assert [x['way'] for x in rows] == ['current', 'before', 'populated', 'pageable', 'pinned', 'fault_then_copy', 'staged'] and all(x['ms'] > 0 and len(x['ms_all']) == 2 for x in rows)
+    assert [x['way'] for x in rows] == ['current', 'before', 'populated', 'pageable', 'pinned', 'fault_then_copy', 'staged', 'file_only', 'touched'] and all(x['ms'] > 0 and len(x['ms_all']) == 2 for x in rows)
     assert [p.name for p in tmp_path.iterdir()] == ['r.json']                # every copy's file removed
     bad = run('--sizes-mb', '2,x', '--results', str(tmp_path/'bad.json'))
     assert bad.returncode != 0 and bad.stderr.strip().splitlines()[-1] == "--sizes-mb '2,x': give whole MiB, comma-separated, e.g. 64,256"
