@@ -27,7 +27,9 @@ arms played token for token alike: the arms share every random draw, keyed by ep
 about 1), KL (`kl_after`: k3 of the actor after
 the iteration's update from the one that sampled it, >= 0; and the update's own k1 `kl`), clip fraction, entropy.
 `ppo_gain` is an arm's mean reward over its last `--tail` iterations minus its iteration 0 (rolled out before any
-update). Target: ppo gain >= 0.3 and >= the frozen arm's gain + 0.3. Results go to bench/results/train_ppo_gain.json
+update). Target: ppo gain >= 0.3 and >= the frozen arm's gain + 0.3. Since the arms share their draws, `paired` also
+compares them episode by episode: ppo minus frozen reward of the same episode (`ppo_minus_frozen` per iteration; over the
+tail iterations with a bootstrap 95 % interval), a sharper view of the same difference than two noisy means. Results go to bench/results/train_ppo_gain.json
 after every PPO iteration (a call cut off keeps its numbers), curves to bench/results/train_ppo_gain.html.
 """
 import argparse, copy, json, os, shutil, subprocess, sys, time
@@ -210,17 +212,44 @@ def common_gains(curves: dict, tail: int) -> dict:
     return dict(gains={arm: gain(c[:n], t) if t >= 1 else None for arm, c in curves.items()}, iterations=n, tail=max(t, 0))
 
 
-def same_episodes(root: Path, it: int):
-    """Share of iteration `it`'s episodes (matched by task and sample) that the two arms played token for token alike; None
-    before both have played it. Draws are keyed by episode and turn (`EpisodePolicy`), so at iteration 0 (one checkpoint) it
-    should be about 1; below 1 where the policies differ, where an observation differs (a timing in a tool result: 3 of 16 at
-    iteration 0 on one H200, b817a1b), or where a near-tie flips on batch-shaped rounding."""
-    texts = lambda t: [s.get('model_text') for s in t['steps']]
-    arms = [{p.name: p for p in (root/arm/'trajectories'/'agentic'/f"it{it:04d}").glob('*__s*.jsonl')} for arm in ARMS]
-    both = sorted(set(arms[0]) & set(arms[1]))
-    if not both: return None
+def matched_episodes(root: Path, it: int) -> list:
+    "Iteration `it`'s episodes that both arms played (matched by task and sample): [(ppo trajectory, frozen trajectory)]."
     from cuda_agent_wb.rollout import read_trajectory
-    return round(sum(texts(read_trajectory(arms[0][n])) == texts(read_trajectory(arms[1][n])) for n in both) / len(both), 4)
+    arms = [{p.name: p for p in (root/arm/'trajectories'/'agentic'/f"it{it:04d}").glob('*__s*.jsonl')} for arm in ARMS]
+    return [(read_trajectory(arms[0][n]), read_trajectory(arms[1][n])) for n in sorted(set(arms[0]) & set(arms[1]))]
+
+
+def same_episodes(pairs: list):
+    """Share of matched episodes (`matched_episodes`) that the two arms played token for token alike; None without any.
+    Draws are keyed by episode and turn (`EpisodePolicy`), so at iteration 0 (one checkpoint) it should be about 1; below 1
+    where the policies differ, where an observation differs (a timing in a tool result: 3 of 16 at iteration 0 on one H200,
+    b817a1b), or where a near-tie flips on batch-shaped rounding."""
+    texts = lambda t: [s.get('model_text') for s in t['steps']]
+    return round(sum(texts(a) == texts(b) for a, b in pairs) / len(pairs), 4) if pairs else None
+
+
+def paired_rewards(pairs: list) -> list:
+    "(ppo reward, frozen reward) of each matched episode both arms finished without a task error (no reward counts -1, as in training)."
+    from cuda_agent_wb.rollout import trajectory_invalid
+    from cuda_agent_wb.train.episodes import trajectory_reward
+    done = lambda t: t['summary'] is not None and not trajectory_invalid(t)
+    return [(trajectory_reward(a), trajectory_reward(b)) for a, b in pairs if done(a) and done(b)]
+
+
+def paired_difference(rewards: dict, tail_steps: list, resamples: int = 2000, seed: int = 0) -> dict:
+    """ppo minus frozen reward episode by episode (`paired_rewards` per iteration, {step: pairs}): the mean per iteration, and
+    pooled over `tail_steps` with a bootstrap 95 % interval (episodes resampled; episodes of one task are not independent,
+    so the interval is a guide, not a test). The arms share every draw, so where their policies agree the difference is 0."""
+    import numpy as np
+    mean = lambda d: round(float(np.mean(d)), 4) if len(d) else None
+    by_it = {step: dict(episodes=len(p), mean=mean([a - b for a, b in p])) for step, p in sorted(rewards.items())}
+    d = np.array([a - b for step in tail_steps for a, b in rewards.get(step, [])])
+    ci = None
+    if len(d) > 1:
+        boot = d[np.random.default_rng(seed).integers(0, len(d), (resamples, len(d)))].mean(1)
+        ci = [round(float(x), 4) for x in np.percentile(boot, [2.5, 97.5])]
+    return dict(by_iteration=by_it, tail=dict(steps=list(tail_steps), episodes=len(d), mean=mean(d), ci95=ci),
+                rule='ppo minus frozen reward of the same episode (task, sample, iteration: the same draws); tail: the iterations the gain averages')
 
 
 def summarise(root: Path, cfg, tail: int, extra: dict) -> dict:
@@ -228,9 +257,13 @@ def summarise(root: Path, cfg, tail: int, extra: dict) -> dict:
     replays = replay_rewards(root/'sft')
     curves = {arm: arm_curve(root/arm, replays) for arm in ARMS}
     common = common_gains(curves, tail); gains = common['gains']
-    same = {r['step']: same_episodes(root, r['step']) for r in curves['ppo']}      # one comparison per iteration, both arms' rows
+    pairs = {r['step']: matched_episodes(root, r['step']) for r in curves['ppo']}  # read once per iteration for both arms' rows
+    same = {step: same_episodes(p) for step, p in pairs.items()}
     for arm in ARMS:
         for r in curves[arm]: r['same_as_other_arm'] = same.get(r['step'])
+    n, t = common['iterations'], common['tail']
+    paired = paired_difference({step: paired_rewards(p) for step, p in pairs.items()}, [r['step'] for r in curves['ppo'][n - t:n]] if t else [])
+    for r in curves['ppo']: r['ppo_minus_frozen'] = paired['by_iteration'].get(r['step'], {}).get('mean')
     done = {arm: len(c) == cfg.ppo_iterations for arm, c in curves.items()}
     met, probe = None, json.loads((root/'lr_probe.json').read_text()) if (root/'lr_probe.json').is_file() else None
     moved = [r.get('kl_after') for r in curves['ppo']]
@@ -242,7 +275,7 @@ def summarise(root: Path, cfg, tail: int, extra: dict) -> dict:
                 kl_coef=cfg.kl_coef, gamma=cfg.gamma, lam=cfg.lam, clip=[cfg.clip_low, cfg.clip_high], ppo_epochs=cfg.ppo_epochs, mini_batch=cfg.mini_batch, temperature=cfg.temperature, tail=tail,
                 gain_over=dict(iterations=common['iterations'], tail=common['tail'],
                                rule='iterations both arms finished; the gain averages the last `tail` of them (fewer than asked when the time box cut the arms short) minus iteration 0'),
-                ppo_gain=gains['ppo'], frozen_gain=gains['frozen'], kl_positive=kl_positive,
+                ppo_gain=gains['ppo'], frozen_gain=gains['frozen'], paired=paired, kl_positive=kl_positive,
                 target=f"ppo_gain >= {TARGET} and >= frozen_gain + {TARGET}, and kl_after > 0 in every ppo iteration (kl_after: k3 of the actor after each update from the one that sampled)",
                 target_met=met, arms_finished=done, fine_tuning=fine_tuning(read_metrics(root/'sft'/'metrics.jsonl')) if (root/'sft'/'metrics.jsonl').is_file() else None, replays=replays, curves=curves, **extra)
 
@@ -252,7 +285,7 @@ def report(path: Path, res: dict):
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
     keys = ['reward_mean', 'gave_up_share', 'faster_share', 'second_kernel_share', 'pass_rate', 'heldout_reward_mean', 'heldout_pass_rate', 'kl_after', 'clip_frac',
-            'entropy', 'policy_loss', 'turns_mean', 'same_as_other_arm']
+            'entropy', 'policy_loss', 'turns_mean', 'same_as_other_arm', 'ppo_minus_frozen']
     fig = make_subplots(rows=(len(keys) + 3) // 4, cols=4, subplot_titles=keys)
     for arm, color in (('ppo', '#ef553b'), ('frozen', '#636efa')):
         c = res['curves'][arm]

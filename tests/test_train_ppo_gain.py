@@ -34,6 +34,29 @@ def test_measures_on_hand_made_episodes():
     assert gain_bench.common_gains(dict(ppo=curve, frozen=curve[:1]), 2)['gains'] == dict(ppo=None, frozen=None)
 
 
+def test_paired_difference_matches_episodes_across_arms(tmp_path):
+    "Episodes are matched by file name across the arms; unfinished or task-error ones are left out; the tail's interval holds its mean."
+    def write(arm, name, best, texts=('a',), summary=True, invalid=False):
+        d = tmp_path/arm/'trajectories'/'agentic'/'it0001'; d.mkdir(parents=True, exist_ok=True)
+        recs = [dict(type='header', task_id=name.split('__')[0])] + [dict(type='step', model_text=t) for t in texts]
+        if summary: recs.append(dict(type='summary', best_reward=best, invalid=invalid))
+        (d/name).write_text(''.join(json.dumps(r) + '\n' for r in recs))
+    for name, (p, f) in {'relu__s0.jsonl': (3.0, 2.0), 'relu__s1.jsonl': (None, -1.0), 'matmul__s0.jsonl': (2.0, 3.0)}.items():
+        write('ppo', name, p, texts=('a', 'b')); write('frozen', name, f)
+    write('ppo', 'softmax__s0.jsonl', 3.0); write('frozen', 'softmax__s0.jsonl', 1.0, summary=False)       # the frozen arm still playing it
+    write('ppo', 'sum__s0.jsonl', 3.0); write('frozen', 'sum__s0.jsonl', 1.0, invalid=True)                # a task error
+    write('ppo', 'only_ppo__s0.jsonl', 3.0)                                                                  # relu and matmul differ in text: 2 of 5 alike
+    pairs = gain_bench.matched_episodes(tmp_path, 1)
+    assert len(pairs) == 5 and gain_bench.same_episodes(pairs) == 0.4 and gain_bench.same_episodes([]) is None
+    rewards = gain_bench.paired_rewards(pairs)
+    assert sorted(rewards) == [(-1.0, -1.0), (2.0, 3.0), (3.0, 2.0)]          # no reward counts -1, as in training
+    res = gain_bench.paired_difference({0: [(1.0, 1.0)], 1: rewards}, [1])
+    assert res['by_iteration'] == {0: dict(episodes=1, mean=0.0), 1: dict(episodes=3, mean=0.0)}
+    lo, hi = res['tail']['ci95']
+    assert res['tail']['episodes'] == 3 and -1.0 <= lo <= 0.0 <= hi <= 1.0
+    assert gain_bench.paired_difference({}, [])['tail'] == dict(steps=[], episodes=0, mean=None, ci95=None)
+
+
 @pytest.fixture(scope='module')
 def smoke(tmp_path_factory):
     "One sequential --smoke run (fine-tuning, probe, both arms): its folder and command."
