@@ -6,7 +6,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/profile.html.md"""
 
 # %% ../nbs/06_profile.ipynb #ae018c71
 from __future__ import annotations
-import functools, hashlib, json, math, os, platform, statistics, time
+import functools, hashlib, json, math, os, platform, secrets, statistics, time
 from pathlib import Path
 import torch
 from fastcore.basics import patch
@@ -16,10 +16,10 @@ from .sandbox import copy_for_message
 # %% auto #0
 __all__ = ['TIMING_METHOD', 'PROFILER_LOCK', 'ATEN_KERNEL_MARKERS', 'ORDER_TOL_NS', 'set_precision_policy', 'device_name',
            'env_fingerprint', 'lock_holders', 'flock_saying', 'device_lock_key', 'DeviceLock', 'Timer', 'cudart',
-           'reset_persisting_l2', 'calls_for_budget', 'median_ci', 'summarise', 'baseline_key', 'use_compile_cache',
-           'measure_baselines', 'cached_baselines', 'host_load', 'load_changed', 'quiet_stderr', 'kernel_table',
-           'reference_kernel_table', 'torch_kernels', 'profile_records', 'launch_index', 'launched_in', 'call_spans',
-           'call_order', 'order_summary']
+           'reset_persisting_l2', 'fresh_inputs', 'KeptCalls', 'calls_for_budget', 'median_ci', 'summarise',
+           'baseline_key', 'use_compile_cache', 'measure_baselines', 'cached_baselines', 'host_load', 'load_changed',
+           'quiet_stderr', 'kernel_table', 'reference_kernel_table', 'torch_kernels', 'profile_records', 'launch_index',
+           'launched_in', 'call_spans', 'call_order', 'order_summary']
 
 # %% ../nbs/06_profile.ipynb #48b7a718
 def set_precision_policy(allow_tf32: bool|str) -> dict:
@@ -200,27 +200,62 @@ def wall_once(self: Timer, fn, args) -> float:
 
 # %% ../nbs/06_profile.ipynb #1bed42e4
 @patch
-def time_calls(self: Timer, fn, input_sets: list, n: int, warmup: int = 3, keep=(), budget_s: float = 0.0) -> dict:
-    "Warm up, then time `n` calls (fewer past `budget_s`, see `calls_for_budget`) rotating `input_sets`; outputs of calls in `keep` come back on CPU."
+def time_calls(self: Timer, fn, input_sets: list, n: int, warmup: int = 3, keep: int = 0, budget_s: float = 0.0, fresh=None) -> dict:
+    "Warm up, then time `n` calls (fewer past `budget_s`) on `fresh()` inputs, else rotating `input_sets`; `keep` of them (`KeptCalls`) come back on CPU."
     host = []
     for i in range(max(warmup, 2)):
         self.sync(); t0 = _perf(); fn(*input_sets[i % len(input_sets)]); host.append(_perf() - t0)
     self.sync(); self.head_start_ms = min(2e3 * max(host[1:]) + 0.02, 50.0)
     n = calls_for_budget(n, min(host[1:]) + self.head_start_ms / 1e3, budget_s)
-    dev, kept, t0 = [], {}, _perf()
+    dev, kept, t0 = [], KeptCalls(keep), _perf()
     for i in range(n):
-        d, out = self.time_once(fn, input_sets[i % len(input_sets)])
-        dev.append(d)
-        if i in keep: kept[i] = _to_cpu(out)
-        del out
+        seed, args = fresh() if fresh else (None, input_sets[i % len(input_sets)])
+        d, out = self.time_once(fn, args)
+        dev.append(d); kept.offer(i, seed, out)
+        del out, args
     wall = [self.wall_once(fn, input_sets[i % len(input_sets)]) for i in range(n)] if self.cuda else list(dev)
-    return {'device_ms': dev, 'wall_ms': wall, 'kept': kept, 'loop_s': _perf() - t0, 'head_start_ms': self.head_start_ms}
+    return {'device_ms': dev, 'wall_ms': wall, 'kept': kept.result(), 'loop_s': _perf() - t0, 'head_start_ms': self.head_start_ms}
 
 # %% ../nbs/06_profile.ipynb #84ffdd09
 def _to_cpu(out):
     if isinstance(out, torch.Tensor): return copy_for_message(out)      # a large one straight into a /dev/shm file (`sandbox.pack_big` sends its name)
     if isinstance(out, (list, tuple)): return type(out)(_to_cpu(o) for o in out)
     return out
+
+# %% ../nbs/06_profile.ipynb #db6cbfd7
+def fresh_inputs(task, mod, dev: str):
+    "A draw of new inputs for one timed call: (a seed the OS's randomness picks now, the task's inputs for it)."
+    from cuda_agent_wb.tasks import make_inputs
+    def draw():
+        seed = secrets.randbits(31)
+        return seed, make_inputs(task, mod, seed, dev)
+    return draw
+
+# %% ../nbs/06_profile.ipynb #e2fde453
+def _snapshot(out):
+    "A copy of the tensors in `out`."
+    from torch.utils._pytree import tree_map
+    return tree_map(lambda t: t.detach().clone() if isinstance(t, torch.Tensor) else t, out)
+
+class KeptCalls:
+    "A uniform sample of `k` timed calls' outputs; each call's fate is drawn after it returned."
+    def __init__(self, k: int = 0): self.k, self.seen, self.calls = k, 0, {}
+
+# %% ../nbs/06_profile.ipynb #efb50f33
+@patch
+def offer(self: KeptCalls, i: int, seed, out):
+    "Call `i` (inputs from `seed`, None for a set in rotation): kept with probability k / calls so far, in place of one kept before."
+    if not self.k: return
+    self.seen += 1
+    if len(self.calls) >= self.k:
+        if (j := secrets.randbelow(self.seen)) >= self.k: return
+        del self.calls[sorted(self.calls)[j]]
+    self.calls[i] = dict(seed=seed, out=_snapshot(out))
+
+@patch
+def result(self: KeptCalls) -> dict:
+    "The kept calls: {index: {'seed', 'out' (on the CPU)}}."
+    return {i: dict(seed=c['seed'], out=_to_cpu(c['out'])) for i, c in sorted(self.calls.items())}
 
 # %% ../nbs/06_profile.ipynb #76890169
 def calls_for_budget(n: int, per_call_s: float, budget_s: float, least: int = 20) -> int:

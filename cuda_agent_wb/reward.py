@@ -22,7 +22,7 @@ from .triton_eval import (solution_language, kernel_runtime, needs_native_build,
                                       instrument_triton, autotune_choices, interpreted_share, TritonLaunches)
 from .hacks import (trial_fill, fill_garbage_, probe_overrides, probe_module, check_shape_general, custom_kernel_share,
                                  check_custom_kernel, OwnCalls, instrument_builders)
-from .profile import (DeviceLock, device_lock_key, Timer, set_precision_policy, env_fingerprint, summarise, kernel_table, torch_kernels,
+from .profile import (DeviceLock, fresh_inputs, device_lock_key, Timer, set_precision_policy, env_fingerprint, summarise, kernel_table, torch_kernels,
                                    baseline_key, cached_baselines, measure_baselines, median_ci, _to_cpu, host_load, load_changed)
 
 # %% auto #0
@@ -406,7 +406,7 @@ def _time_phase(job, chan, task, mod, cand, timer, integrity, order):
     dev, tj = job['device'], job['timing']
     sets = [make_inputs(task, mod, s, dev) for s in job['trial_seeds'][:tj['input_sets']]]
     chan.send({'loop_start': True})
-    with torch.no_grad(): tm = timer.time_calls(cand, sets, tj['n'], tj['warmup'], keep=set(order.get('keep', [])))
+    with torch.no_grad(): tm = timer.time_calls(cand, sets, tj['n'], tj['warmup'], keep=int(order.get('keep') or 0), fresh=fresh_inputs(task, mod, dev))
     chan.send({'loop_end': True})
     refill = make_inputs(task, mod, job['refill_seed'], dev)
     for dst, src in zip(sets[0], refill):
@@ -457,16 +457,17 @@ def reference_outputs(req: dict) -> dict:
     t_start, mod = time.perf_counter(), load_module(task, req['preset'])
     model, outs, mutated = build_model(task, mod, req['init_seed'], dev), [], []
     with torch.no_grad():
-        times = []
+        times, inputs_s = [], 0.0
         for s in req['seeds']:
-            xs = make_inputs(task, mod, s, dev); before = snapshot(xs)
+            t_in = time.perf_counter(); xs = make_inputs(task, mod, s, dev); _sync(dev); inputs_s = max(inputs_s, time.perf_counter() - t_in)
+            before = snapshot(xs)
             _sync(dev); t0 = time.perf_counter(); out = model(*xs); _sync(dev); times.append(time.perf_counter() - t0)
             outs.append(_to_cpu(out)); mutated.append(mutated_inputs(before, xs))
         ref64 = None
         if req.get('fp64'):
             m64 = build_model(task, mod, req['init_seed'], dev, torch.float64)
             ref64 = [t.cpu() for t in sample_leaves(m64(*make_inputs(task, mod, req['seeds'][0], dev, torch.float64)))]
-    return {'outputs': outs, 'mutated': mutated, 'ref64': ref64, 'probe_out': reference_probe(req, task, dev), 'eager_s': min(times), 'ref_s': time.perf_counter() - t_start}
+    return {'outputs': outs, 'mutated': mutated, 'ref64': ref64, 'probe_out': reference_probe(req, task, dev), 'eager_s': min(times), 'inputs_s': inputs_s, 'ref_s': time.perf_counter() - t_start}
 
 # %% ../nbs/07_reward.ipynb #bc4f12d0
 def reference_probe(req: dict, task: Task, dev: str):
@@ -653,12 +654,12 @@ def tolerance_source(strict: bool, dtype: str = 'fp32') -> str:
 
 # %% ../nbs/07_reward.ipynb #598c0637
 @patch
-def phase_limit(self: Evaluator, ref: dict, phase: str, calls: int) -> tuple[float, str]:
-    "Seconds a candidate gets for a phase of `calls` forward calls, scaled by the reference's times; and why."
-    sb, eager_s, ref_s = self.s.sandbox, ref['eager_s'], ref.get('ref_s', 0.0)
-    s = min(max(sb.phase_floor_s, sb.phase_factor * eager_s * calls / 10, 3 * ref_s), self.sandbox.run_timeout)
+def phase_limit(self: Evaluator, ref: dict, phase: str, calls: int, draws: int = 0) -> tuple[float, str]:
+    "Seconds a candidate gets for a phase of `calls` forward calls and `draws` fresh input sets, scaled by the reference's times; and why."
+    sb, eager_s, ref_s, draw_s = self.s.sandbox, ref['eager_s'], ref.get('ref_s', 0.0), 3 * draws * ref.get('inputs_s', 0.0)
+    s = min(max(sb.phase_floor_s, sb.phase_factor * eager_s * calls / 10, 3 * ref_s) + draw_s, self.sandbox.run_timeout)
     return s, (f"{phase} limit: max({sb.phase_floor_s:g} s, {sb.phase_factor:g} x eager {eager_s * 1e3:.3g} ms x {calls} calls / 10, "
-               f"3 x the reference's {ref_s:.3g} s for its outputs)")
+               f"3 x the reference's {ref_s:.3g} s for its outputs)" + (f" + 3 x {draws} input draws of {ref['inputs_s'] * 1e3:.3g} ms" if draw_s else ''))
 
 # %% ../nbs/07_reward.ipynb #4978fc6f
 @patch
@@ -718,6 +719,19 @@ def _check_second_seed(self: Evaluator, msg: dict) -> Flag|None:
         f = check_outputs(r, c, self.atol, self.rtol)
         if f: return Flag('state_dict_mismatch', f"correct under one init seed, not under another (trial {t}: {f.detail}): ModelNew's parameters do not follow Model's initialisation")
 
+# %% ../nbs/07_reward.ipynb #bd846a0f
+@patch
+def _timed_pairs(self: Evaluator, res: EvalResult, req: dict, kept, keep: int) -> list|None:
+    "(reference, candidate) outputs of the kept timed calls ([] and a flag when they did not come back); None after a reference failure."
+    calls = list(kept.values()) if isinstance(kept, dict) else []
+    seeds = [c.get('seed') if isinstance(c, dict) else None for c in calls]
+    if len(calls) < keep or not all(type(s) is int and 0 <= s < 2**31 for s in seeds):
+        res.add_flag(Flag('timed_output_mismatch', f"{len(calls)} of the {keep} checked timed calls came back with the seed of their inputs")); return []
+    if not seeds: return []
+    r = self.ref.ask({**req, 'cmd': 'outputs', 'seeds': seeds, 'fp64': False, 'probe': None}, timeout=900)
+    if 'error' in r: res.task_failed(f"reference outputs for the timed calls: {r['error']}"); return None
+    return [(ro, c['out']) for ro, c in zip(r['outputs'], calls)]
+
 # %% ../nbs/07_reward.ipynb #61ae751a
 @patch
 def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: dict):
@@ -727,16 +741,16 @@ def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: di
     if not interp and 'error' not in base and load_changed(base.get('host_load'), load := host_load()):      # timed under another load: again, beside the candidate
         base = {**self.ref.ask({**req, 'cmd': 'baselines', 'fresh': True}, timeout=900), 'retimed_at_load': load}
     if 'error' in base: sess.send({'time': False}); res.task_failed(f"baselines: {base['error']}"); return   # the reference alone ran: the task's
-    keep = sorted(secrets.SystemRandom().sample(range(tj['n']), min(2, tj['n'])))
-    sess.set_limit(*self.phase_limit(ref, 'profile', tj['warmup'] + 2 * tj['n'] + 12))
+    keep = min(2, tj['n'])                                  # how many; which ones the candidate process draws after each call
+    sess.set_limit(*self.phase_limit(ref, 'profile', tj['warmup'] + 2 * tj['n'] + 12, draws=tj['n']))
     sess.send({'time': True, 'keep': keep, 'kernels': self.kernel_breakdown})
     sess.recv('profile'); t0 = time.perf_counter()
     sess.recv('profile'); parent_loop = time.perf_counter() - t0
     m = sess.recv('profile')
     for name, detail in m['flags']: res.add_flag(Flag(name, detail))
-    k = len(ref['outputs']) - 1
-    res.add_flag(check_timed_outputs([(ref['outputs'][i % tj['input_sets']], m['kept'].get(i)) for i in keep]
-                                     + [(ref['outputs'][k], m['refill'])], self.atol, self.rtol))
+    pairs = self._timed_pairs(res, req, m.get('kept'), keep)
+    if pairs is None: return
+    res.add_flag(check_timed_outputs(pairs + [(ref['outputs'][-1], m['refill'])], self.atol, self.rtol))
     res.add_flag(check_timer_consistency(m['loop_s'], parent_loop))
     tk = torch_kernels(m['kernels'])
     if res.rules == 'kernelbench': res.torch_time_share = torch_time_share(m['kernels'])

@@ -98,6 +98,12 @@ def test_pointer_cache_caught_when_timed(ev):
     assert r.reward == -1 and [f for f in r.flags if f not in REVIEW_FLAGS] == ['timed_output_mismatch'], r.to_dict()
 
 
+def test_checked_timed_calls_cannot_be_read_from_the_loop(ev):
+    "relu_peek_keep reads the timing loop's frames and does no work on the calls it takes for unchecked (it scored 3 when the checked calls were listed before the loop)."
+    r = ev.evaluate(task_of('relu'), SOL / 'relu_peek_keep')
+    assert r.reward == -1 and [f for f in r.flags if f not in REVIEW_FLAGS] == ['timed_output_mismatch'], r.to_dict()
+
+
 def test_survives_segfault_and_hang_then_accepts(ev):
     r1 = ev.evaluate(task_of('relu'), SOL / 'relu_segfault', stages=('compile', 'verify'))
     assert r1.flags == ['crashed'] and 'SIGSEGV' in r1.error, r1.to_dict()
