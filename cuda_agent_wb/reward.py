@@ -721,16 +721,16 @@ def _check_second_seed(self: Evaluator, msg: dict) -> Flag|None:
 
 # %% ../nbs/07_reward.ipynb #bd846a0f
 @patch
-def _timed_pairs(self: Evaluator, res: EvalResult, req: dict, kept, keep: int) -> list|None:
-    "(reference, candidate) outputs of the kept timed calls ([] and a flag when they did not come back); None after a reference failure."
+def _timed_pairs(self: Evaluator, res: EvalResult, req: dict, kept, keep: int) -> tuple[list, list|None]|None:
+    "(reference, candidate) outputs of the kept timed calls ([] and a flag when they did not come back), the first's float64 reference samples; None after a reference failure."
     calls = list(kept.values()) if isinstance(kept, dict) else []
     seeds = [c.get('seed') if isinstance(c, dict) else None for c in calls]
     if len(calls) < keep or not all(type(s) is int and 0 <= s < 2**31 for s in seeds):
-        res.add_flag(Flag('timed_output_mismatch', f"{len(calls)} of the {keep} checked timed calls came back with the seed of their inputs")); return []
-    if not seeds: return []
-    r = self.ref.ask({**req, 'cmd': 'outputs', 'seeds': seeds, 'fp64': False, 'probe': None}, timeout=900)
+        res.add_flag(Flag('timed_output_mismatch', f"{len(calls)} of the {keep} checked timed calls came back with the seed of their inputs")); return [], None
+    if not seeds: return [], None
+    r = self.ref.ask({**req, 'cmd': 'outputs', 'seeds': seeds, 'fp64': not self.s.timing.allow_tf32, 'probe': None}, timeout=900)
     if 'error' in r: res.task_failed(f"reference outputs for the timed calls: {r['error']}"); return None
-    return [(ro, c['out']) for ro, c in zip(r['outputs'], calls)]
+    return [(ro, c['out']) for ro, c in zip(r['outputs'], calls)], r.get('ref64')
 
 # %% ../nbs/07_reward.ipynb #61ae751a
 @patch
@@ -748,9 +748,12 @@ def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: di
     sess.recv('profile'); parent_loop = time.perf_counter() - t0
     m = sess.recv('profile')
     for name, detail in m['flags']: res.add_flag(Flag(name, detail))
-    pairs = self._timed_pairs(res, req, m.get('kept'), keep)
-    if pairs is None: return
-    res.add_flag(check_timed_outputs(pairs + [(ref['outputs'][-1], m['refill'])], self.atol, self.rtol))
+    timed = self._timed_pairs(res, req, m.get('kept'), keep)
+    if timed is None: return
+    (pairs, ref64), tail = timed, [(ref['outputs'][-1], m['refill'])]
+    res.add_flag(check_timed_outputs(pairs + tail, self.atol, self.rtol))
+    if pairs and ref64 is not None and (f := check_precision(sample_leaves(pairs[0][0]), ref64, sample_leaves(pairs[0][1]))):
+        res.add_flag(Flag(f.name, f"a checked timed call: {f.detail}"))           # float32 while verified, lower precision while timed
     res.add_flag(check_timer_consistency(m['loop_s'], parent_loop))
     tk = torch_kernels(m['kernels'])
     if res.rules == 'kernelbench': res.torch_time_share = torch_time_share(m['kernels'])

@@ -104,6 +104,13 @@ def test_checked_timed_calls_cannot_be_read_from_the_loop(ev):
     assert r.reward == -1 and [f for f in r.flags if f not in REVIEW_FLAGS] == ['timed_output_mismatch'], r.to_dict()
 
 
+def test_lower_precision_only_while_timed_is_caught(ev):
+    "linear_relu_bf16_timed computes in float32 while verified and rounds the GEMM to bfloat16 in the timed calls (within atol 1e-2)."
+    r = ev.evaluate(task_of('linear_relu'), SOL / 'linear_relu_bf16_timed')
+    assert r.reward == -1 and [f for f in r.flags if f not in REVIEW_FLAGS] == ['precision_downgrade'], r.to_dict()
+    assert r.flag_details['precision_downgrade'].startswith('a checked timed call'), r.flag_details
+
+
 def test_survives_segfault_and_hang_then_accepts(ev):
     r1 = ev.evaluate(task_of('relu'), SOL / 'relu_segfault', stages=('compile', 'verify'))
     assert r1.flags == ['crashed'] and 'SIGSEGV' in r1.error, r1.to_dict()
