@@ -233,9 +233,11 @@ def fresh_inputs(task, mod, dev: str):
 
 # %% ../nbs/06_profile.ipynb #e2fde453
 def _snapshot(out):
-    "A copy of the tensors in `out`."
-    from torch.utils._pytree import tree_map
-    return tree_map(lambda t: t.detach().clone() if isinstance(t, torch.Tensor) else t, out)
+    "A copy of the tensors in `out`, finished before the next call can write again into a buffer it returned."
+    from torch.utils._pytree import tree_map, tree_leaves
+    copy = tree_map(lambda t: t.detach().clone() if isinstance(t, torch.Tensor) else t, out)
+    for d in {t.device for t in tree_leaves(copy) if isinstance(t, torch.Tensor) and t.is_cuda}: torch.cuda.synchronize(d)
+    return copy
 
 class KeptCalls:
     "A uniform sample of `k` timed calls' outputs; each call's fate is drawn after it returned."
