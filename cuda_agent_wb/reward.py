@@ -751,8 +751,8 @@ def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: di
     timed = self._timed_pairs(res, req, m.get('kept'), keep)
     if timed is None: return
     (pairs, ref64), tail = timed, [(ref['outputs'][-1], m['refill'])]
-    res.add_flag(check_timed_outputs(pairs + tail, self.atol, self.rtol))
-    if pairs and ref64 is not None and (f := check_precision(sample_leaves(pairs[0][0]), ref64, sample_leaves(pairs[0][1]))):
+    res.add_flag(wrong := check_timed_outputs(pairs + tail, self.atol, self.rtol))
+    if not wrong and pairs and ref64 is not None and (f := check_precision(sample_leaves(pairs[0][0]), ref64, sample_leaves(pairs[0][1]))):
         res.add_flag(Flag(f.name, f"a checked timed call: {f.detail}"))           # float32 while verified, lower precision while timed
     res.add_flag(check_timer_consistency(m['loop_s'], parent_loop))
     tk = torch_kernels(m['kernels'])
