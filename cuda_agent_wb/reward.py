@@ -723,11 +723,10 @@ def _check_second_seed(self: Evaluator, msg: dict) -> Flag|None:
 @patch
 def _timed_pairs(self: Evaluator, res: EvalResult, req: dict, kept, keep: int) -> tuple[list, list|None]|None:
     "(reference, candidate) outputs of the kept timed calls ([] and a flag when they did not come back), the first's float64 reference samples; None after a reference failure."
+    if (f := check_timed_calls_returned(kept, keep)): res.add_flag(f); return [], None
     calls = list(kept.values()) if isinstance(kept, dict) else []
-    seeds = [c.get('seed') if isinstance(c, dict) else None for c in calls]
-    if len(calls) < keep or not all(type(s) is int and 0 <= s < 2**31 for s in seeds):
-        res.add_flag(Flag('timed_output_mismatch', f"{len(calls)} of the {keep} checked timed calls came back with the seed of their inputs")); return [], None
-    if not seeds: return [], None
+    if not calls: return [], None
+    seeds = [c['seed'] for c in calls]
     r = self.ref.ask({**req, 'cmd': 'outputs', 'seeds': seeds, 'fp64': not self.s.timing.allow_tf32, 'probe': None}, timeout=900)
     if 'error' in r: res.task_failed(f"reference outputs for the timed calls: {r['error']}"); return None
     return [(ro, c['out']) for ro, c in zip(r['outputs'], calls)], r.get('ref64')

@@ -17,9 +17,9 @@ __all__ = ['FLAGS', 'REVIEW_FLAGS', 'DEGENERATE_SHARE', 'ALLOWED_OPS', 'LAUNCH_O
            'check_output_structure', 'check_shapes', 'check_dtypes', 'check_finite', 'check_close', 'dtype_tolerance',
            'check_signal', 'trivial_outputs', 'degenerate_reasons', 'rms', 'check_degenerate', 'on_device_of',
            'check_outputs', 'check_deterministic', 'check_inputs_unmutated', 'rel_l2', 'sample_leaves',
-           'check_precision', 'check_timed_outputs', 'check_timer_consistency', 'check_speedup_plausible',
-           'op_base_name', 'ForbiddenOpTracer', 'thread_cpu_ns', 'cpu_ms_since', 'check_background_threads',
-           'HarnessIntegrity', 'snapshot', 'mutated_inputs']
+           'check_precision', 'check_timed_outputs', 'check_timed_calls_returned', 'check_timer_consistency',
+           'check_speedup_plausible', 'op_base_name', 'ForbiddenOpTracer', 'thread_cpu_ns', 'cpu_ms_since',
+           'check_background_threads', 'HarnessIntegrity', 'snapshot', 'mutated_inputs']
 
 # %% ../nbs/05_verify.ipynb #f6683a94
 FLAGS = {
@@ -227,6 +227,14 @@ def check_timed_outputs(pairs: list, atol, rtol) -> Flag|None:
     for k, (r, c) in enumerate(pairs):
         f = check_outputs(r, c, atol, rtol)
         if f: return Flag('timed_output_mismatch', f"timed call {k}: {f}")
+
+# %% ../nbs/05_verify.ipynb #d496be78
+def check_timed_calls_returned(kept, keep: int) -> Flag|None:
+    "`keep` checked timed calls came back, each with the whole-number seed (31 bits) of its inputs."
+    calls = list(kept.values()) if isinstance(kept, dict) else []
+    seeds = [c.get('seed') if isinstance(c, dict) else None for c in calls]
+    if len(calls) < keep or not all(type(s) is int and 0 <= s < 2**31 for s in seeds):
+        return Flag('timed_output_mismatch', f"{len(calls)} of the {keep} checked timed calls came back with the seed of their inputs")
 
 # %% ../nbs/05_verify.ipynb #3c3667a5
 def check_timer_consistency(child_s: float, parent_s: float, slack_s: float = 0.25) -> Flag|None:
