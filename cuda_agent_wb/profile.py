@@ -6,7 +6,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/profile.html.md"""
 
 # %% ../nbs/06_profile.ipynb #ae018c71
 from __future__ import annotations
-import functools, hashlib, json, math, os, platform, secrets, statistics, time
+import functools, hashlib, json, math, os, platform, statistics, time
 from pathlib import Path
 import torch
 from fastcore.basics import patch
@@ -16,10 +16,10 @@ from .sandbox import copy_for_message
 # %% auto #0
 __all__ = ['TIMING_METHOD', 'PROFILER_LOCK', 'ATEN_KERNEL_MARKERS', 'ORDER_TOL_NS', 'set_precision_policy', 'device_name',
            'env_fingerprint', 'lock_holders', 'flock_saying', 'device_lock_key', 'DeviceLock', 'Timer', 'cudart',
-           'reset_persisting_l2', 'fresh_inputs', 'KeptCalls', 'calls_for_budget', 'median_ci', 'summarise',
-           'baseline_key', 'use_compile_cache', 'measure_baselines', 'cached_baselines', 'host_load', 'load_changed',
-           'quiet_stderr', 'kernel_table', 'reference_kernel_table', 'torch_kernels', 'profile_records', 'launch_index',
-           'launched_in', 'call_spans', 'call_order', 'order_summary']
+           'reset_persisting_l2', 'harness_bits', 'harness_below', 'fresh_inputs', 'KeptCalls', 'calls_for_budget',
+           'median_ci', 'summarise', 'baseline_key', 'use_compile_cache', 'measure_baselines', 'cached_baselines',
+           'host_load', 'load_changed', 'quiet_stderr', 'kernel_table', 'reference_kernel_table', 'torch_kernels',
+           'profile_records', 'launch_index', 'launched_in', 'call_spans', 'call_order', 'order_summary']
 
 # %% ../nbs/06_profile.ipynb #48b7a718
 def set_precision_policy(allow_tf32: bool|str) -> dict:
@@ -222,12 +222,26 @@ def _to_cpu(out):
     if isinstance(out, (list, tuple)): return type(out)(_to_cpu(o) for o in out)
     return out
 
+# %% ../nbs/06_profile.ipynb #c8f093ad
+_urandom = os.urandom                       # taken at import: the harness loads before any candidate
+
+def harness_bits(bits: int) -> int:
+    "A whole number of `bits` random bits from the OS, through the `os.urandom` the harness took when it loaded."
+    return int.from_bytes(_urandom((bits + 7) // 8), 'little') >> (-bits % 8)
+
+def harness_below(n: int) -> int:
+    "A uniform whole number in [0, `n`), from `harness_bits` by rejection."
+    bits = max(1, (n - 1).bit_length())
+    while (r := harness_bits(bits)) >= n: pass
+    return r
+
+
 # %% ../nbs/06_profile.ipynb #db6cbfd7
 def fresh_inputs(task, mod, dev: str):
-    "A draw of new inputs for one timed call: (a seed the OS's randomness picks now, the task's inputs for it)."
+    "A draw of new inputs for one timed call: (a seed `harness_bits` picks now, the task's inputs for it)."
     from cuda_agent_wb.tasks import make_inputs
     def draw():
-        seed = secrets.randbits(31)
+        seed = harness_bits(31)
         return seed, make_inputs(task, mod, seed, dev)
     return draw
 
@@ -250,7 +264,7 @@ def offer(self: KeptCalls, i: int, seed, out):
     if not self.k: return
     self.seen += 1
     if len(self.calls) >= self.k:
-        if (j := secrets.randbelow(self.seen)) >= self.k: return
+        if (j := harness_below(self.seen)) >= self.k: return
         del self.calls[sorted(self.calls)[j]]
     self.calls[i] = dict(seed=seed, out=_snapshot(out))
 

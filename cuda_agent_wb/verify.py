@@ -6,14 +6,14 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/verify.html.md"""
 
 # %% ../nbs/05_verify.ipynb #274d3884
 from __future__ import annotations
-import math, os, sys, threading, time
+import math, os, sys, threading, time, types
 from dataclasses import dataclass, asdict
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
 # %% auto #0
-__all__ = ['FLAGS', 'REVIEW_FLAGS', 'DEGENERATE_SHARE', 'ALLOWED_OPS', 'LAUNCH_OPS', 'Flag', 'flat_outputs',
+__all__ = ['FLAGS', 'REVIEW_FLAGS', 'DEGENERATE_SHARE', 'ALLOWED_OPS', 'LAUNCH_OPS', 'HARNESS_MODULES', 'Flag', 'flat_outputs',
            'check_output_structure', 'check_shapes', 'check_dtypes', 'check_finite', 'check_close', 'dtype_tolerance',
            'check_signal', 'trivial_outputs', 'degenerate_reasons', 'rms', 'check_degenerate', 'on_device_of',
            'check_outputs', 'check_deterministic', 'check_inputs_unmutated', 'rel_l2', 'sample_leaves',
@@ -313,7 +313,28 @@ def _thread_name(tid):
     except OSError: return str(tid)
 
 # %% ../nbs/05_verify.ipynb #112556e2
+HARNESS_MODULES = ('cuda_agent_wb.verify', 'cuda_agent_wb.profile', 'cuda_agent_wb.sandbox', 'cuda_agent_wb.tasks', 'cuda_agent_wb.hacks',
+                   'cuda_agent_wb.candidate', 'cuda_agent_wb.reward', 'cuda_agent_wb.triton_eval')
+
+def _module_objects(modname: str) -> dict:
+    "A loaded harness module, its callables, and the methods of the classes it defines."
+    m = sys.modules.get(modname)
+    if m is None: return {}
+    objs = {modname: m, **{f"{modname}.{k}": v for k, v in vars(m).items() if callable(v) and not k.startswith('__')}}
+    objs.update({f"{modname}.{k}.{a}": f for k, v in vars(m).items() if isinstance(v, type) and v.__module__ == modname
+                 for a, f in vars(v).items() if callable(f)})
+    return objs
+
+
+# %% ../nbs/05_verify.ipynb #a1e38b3b
+def _function_parts(objs: dict) -> dict:
+    "The body and defaults of each Python function in `objs`: assigning `f.__code__` leaves `f` the same object."
+    funcs = {k: getattr(f, '__func__', f) for k, f in objs.items()}
+    return {f"{k}.{a}": getattr(f, a) for k, f in funcs.items() if isinstance(f, types.FunctionType)
+            for a in ('__code__', '__defaults__', '__kwdefaults__')}
+
 def _critical_objects() -> dict:
+    "What the harness relies on, by name: clocks, synchronisation, events, tensor copies, its modules, and its functions' bodies."
     import time as _t, builtins
     objs = {'time.perf_counter': _t.perf_counter, 'time.perf_counter_ns': _t.perf_counter_ns, 'time.time': _t.time,
             'time.monotonic': _t.monotonic, 'torch.Tensor.clone': torch.Tensor.clone, 'torch.Tensor.cpu': torch.Tensor.cpu,
@@ -321,14 +342,9 @@ def _critical_objects() -> dict:
             'torch.cuda.synchronize': torch.cuda.synchronize, 'torch.cuda.Event': torch.cuda.Event,
             'torch.cuda.Event.elapsed_time': torch.cuda.Event.elapsed_time, 'torch.cuda.Event.record': torch.cuda.Event.record, 'torch.cuda._sleep': torch.cuda._sleep,
             'builtins.len': builtins.len, 'threading.enumerate': threading.enumerate}
-    for modname in ('cuda_agent_wb.verify', 'cuda_agent_wb.profile', 'cuda_agent_wb.sandbox', 'cuda_agent_wb.reward', 'cuda_agent_wb.triton_eval'):
-        m = sys.modules.get(modname)
-        if m is None: continue
-        objs[modname] = m
-        objs.update({f"{modname}.{k}": v for k, v in vars(m).items() if callable(v) and not k.startswith('__')})
-        objs.update({f"{modname}.{k}.{a}": f for k, v in vars(m).items() if isinstance(v, type) and v.__module__ == modname
-                     for a, f in vars(v).items() if callable(f)})
-    return objs
+    for modname in HARNESS_MODULES: objs.update(_module_objects(modname))
+    return {**objs, **_function_parts(objs)}
+
 
 # %% ../nbs/05_verify.ipynb #6dda180c
 class HarnessIntegrity:

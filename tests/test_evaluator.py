@@ -36,6 +36,7 @@ REJECT = {
     'relu_thread': {'unsynchronized_output', 'background_thread', 'crashed'},   # a late write into freed memory may crash first
     'relu_py_thread': {'unsynchronized_output', 'background_thread'},
     'relu_patch_timer': {'harness_tampered'},
+    'relu_swap_code': {'harness_tampered'},       # Timer.time_once keeps its identity, with another __code__
     'relu_patch_compare': {'incorrect_output'},
     'relu_gc_reference': {'forbidden_op'},
     'relu_hardcoded': {'incorrect_output'},
@@ -101,6 +102,12 @@ def test_pointer_cache_caught_when_timed(ev):
 def test_checked_timed_calls_cannot_be_read_from_the_loop(ev):
     "relu_peek_keep reads the timing loop's frames and does no work on the calls it takes for unchecked (it scored 3 when the checked calls were listed before the loop)."
     r = ev.evaluate(task_of('relu'), SOL / 'relu_peek_keep')
+    assert r.reward == -1 and [f for f in r.flags if f not in REVIEW_FLAGS] == ['timed_output_mismatch'], r.to_dict()
+
+
+def test_timed_draws_cannot_be_fixed_by_patching_secrets(ev):
+    "relu_fixed_draws replaces secrets.randbits and randbelow when it loads and returns its first timed call's output on the others (it scored 3 with no flag while the harness drew through secrets)."
+    r = ev.evaluate(task_of('relu'), SOL / 'relu_fixed_draws')
     assert r.reward == -1 and [f for f in r.flags if f not in REVIEW_FLAGS] == ['timed_output_mismatch'], r.to_dict()
 
 
