@@ -6,20 +6,22 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/profile.html.md"""
 
 # %% ../nbs/06_profile.ipynb #ae018c71
 from __future__ import annotations
-import functools, hashlib, json, math, os, platform, statistics, time
+import functools, hashlib, json, math, os, platform, statistics, sys, time, types
 from pathlib import Path
 import torch
 from fastcore.basics import patch
 from .config import get_settings, cache_dir
 from .sandbox import copy_for_message
+from .verify import flat_outputs, _is_plain_tensor
 
 # %% auto #0
 __all__ = ['TIMING_METHOD', 'PROFILER_LOCK', 'ATEN_KERNEL_MARKERS', 'ORDER_TOL_NS', 'set_precision_policy', 'device_name',
            'env_fingerprint', 'lock_holders', 'flock_saying', 'device_lock_key', 'DeviceLock', 'Timer', 'cudart',
-           'reset_persisting_l2', 'harness_bits', 'harness_below', 'fresh_inputs', 'KeptCalls', 'calls_for_budget',
-           'median_ci', 'summarise', 'baseline_key', 'use_compile_cache', 'measure_baselines', 'cached_baselines',
-           'host_load', 'load_changed', 'quiet_stderr', 'kernel_table', 'reference_kernel_table', 'torch_kernels',
-           'profile_records', 'launch_index', 'launched_in', 'call_spans', 'call_order', 'order_summary']
+           'reset_persisting_l2', 'tracing_hook', 'harness_bits', 'harness_below', 'fresh_inputs', 'foreign_leaf',
+           'KeptCalls', 'calls_for_budget', 'median_ci', 'summarise', 'baseline_key', 'use_compile_cache',
+           'measure_baselines', 'cached_baselines', 'host_load', 'load_changed', 'quiet_stderr', 'kernel_table',
+           'reference_kernel_table', 'torch_kernels', 'profile_records', 'launch_index', 'launched_in', 'call_spans',
+           'call_order', 'order_summary']
 
 # %% ../nbs/06_profile.ipynb #48b7a718
 def set_precision_policy(allow_tf32: bool|str) -> dict:
@@ -126,7 +128,7 @@ class Timer:
         self.device, self.cuda = device, torch.device(device).type == 'cuda'
         nbytes = (128 if self.cuda else 64) << 20
         self.flush_buf = torch.empty(nbytes // 4, dtype=torch.float32, device=device) if flush else None
-        self.head_start_ms, self._cycles_per_ms = 0.0, None
+        self.head_start_ms, self._cycles_per_ms, self.hooked = 0.0, None, None
     def sync(self):
         if self.cuda: torch.cuda.synchronize(self.device)
     def flush(self):
@@ -178,16 +180,27 @@ def gpu_sleep(self: Timer, ms: float):
         self._cycles_per_ms = (1 << 22) / max(a.elapsed_time(b), 1e-3)
     torch.cuda._sleep(int(ms * self._cycles_per_ms))
 
+# %% ../nbs/06_profile.ipynb #e4fd94cd
+_gettrace, _getprofile = sys.gettrace, sys.getprofile      # taken at import, before any candidate
+
+def tracing_hook() -> str|None:
+    "The trace or profile function set on this thread, if any: it runs code at every call and return, after a timer stops too."
+    for name, fn in (('sys.settrace', _gettrace()), ('sys.setprofile', _getprofile())):
+        if fn is not None: return f"{name}({fn.__qualname__ if type(fn) is types.FunctionType else type(fn).__name__})"
+
+
 # %% ../nbs/06_profile.ipynb #6c1ca015
 @patch
 def time_once(self: Timer, fn, args) -> tuple[float, object]:
     "Flush, run `fn(*args)` behind the GPU head start, synchronise the device; returns (device ms, output)."
     self.flush()
     if not self.cuda:
-        t0 = _perf(); out = fn(*args); return (_perf() - t0) * 1e3, out
+        t0 = _perf(); out = fn(*args); hook = tracing_hook(); t1 = _perf()
+        self.hooked = self.hooked or hook; return (t1 - t0) * 1e3, out
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     self.gpu_sleep(self.head_start_ms)
-    start.record(); out = fn(*args); end.record(); self.sync()
+    start.record(); out = fn(*args); hook = tracing_hook(); end.record(); self.sync()
+    self.hooked = self.hooked or hook
     return start.elapsed_time(end), out
 
 # %% ../nbs/06_profile.ipynb #d8304417
@@ -195,7 +208,8 @@ def time_once(self: Timer, fn, args) -> tuple[float, object]:
 def wall_once(self: Timer, fn, args) -> float:
     "Flush, synchronise, run `fn(*args)`, synchronise: milliseconds the caller waits."
     self.flush(); self.sync()
-    t0 = _perf(); out = fn(*args); self.sync()
+    t0 = _perf(); out = fn(*args); hook = tracing_hook(); self.sync()
+    self.hooked = self.hooked or hook
     return (_perf() - t0) * 1e3
 
 # %% ../nbs/06_profile.ipynb #1bed42e4
@@ -214,7 +228,7 @@ def time_calls(self: Timer, fn, input_sets: list, n: int, warmup: int = 3, keep:
         dev.append(d); kept.offer(i, seed, out)
         del out, args
     wall = [self.wall_once(fn, input_sets[i % len(input_sets)]) for i in range(n)] if self.cuda else list(dev)
-    return {'device_ms': dev, 'wall_ms': wall, 'kept': kept.result(), 'loop_s': _perf() - t0, 'head_start_ms': self.head_start_ms}
+    return {'device_ms': dev, 'wall_ms': wall, 'kept': kept.result(), 'foreign': kept.foreign, 'hooked': self.hooked, 'loop_s': _perf() - t0, 'head_start_ms': self.head_start_ms}
 
 # %% ../nbs/06_profile.ipynb #84ffdd09
 def _to_cpu(out):
@@ -253,15 +267,21 @@ def _snapshot(out):
     for d in {t.device for t in tree_leaves(copy) if isinstance(t, torch.Tensor) and t.is_cuda}: torch.cuda.synchronize(d)
     return copy
 
+def foreign_leaf(out) -> str|None:
+    "The type of the first leaf of `out` that is not a plain dense tensor (a subclass runs its own code when copied), else None."
+    return next((type(x).__name__ for x in flat_outputs(out)[0] if not _is_plain_tensor(x)), None)
+
 class KeptCalls:
     "A uniform sample of `k` timed calls' outputs; each call's fate is drawn after it returned."
-    def __init__(self, k: int = 0): self.k, self.seen, self.calls = k, 0, {}
+    def __init__(self, k: int = 0): self.k, self.seen, self.calls, self.foreign = k, 0, {}, None
 
 # %% ../nbs/06_profile.ipynb #efb50f33
 @patch
 def offer(self: KeptCalls, i: int, seed, out):
     "Call `i` (inputs from `seed`, None for a set in rotation): kept with probability k / calls so far, in place of one kept before."
     if not self.k: return
+    if kind := foreign_leaf(out):
+        self.foreign = self.foreign or f"timed call {i} returned a {kind}, not a plain dense torch.Tensor"; return
     self.seen += 1
     if len(self.calls) >= self.k:
         if (j := harness_below(self.seen)) >= self.k: return

@@ -111,6 +111,20 @@ def test_timed_draws_cannot_be_fixed_by_patching_secrets(ev):
     assert r.reward == -1 and [f for f in r.flags if f not in REVIEW_FLAGS] == ['timed_output_mismatch'], r.to_dict()
 
 
+def test_lazy_output_only_while_timed_is_caught(ev):
+    "relu_lazy_timed returns, in its timed calls only, a tensor subclass whose detach() computes the output when the harness copies it (it passed with no flag: the timed calls did no work)."
+    r = ev.evaluate(task_of('relu'), SOL / 'relu_lazy_timed')
+    assert r.reward == -1 and 'output_structure' in r.flags, r.to_dict()
+    assert r.flag_details['output_structure'].startswith('timed call '), r.flag_details
+
+
+def test_work_moved_into_a_profile_hook_is_caught(ev):
+    "relu_profile_hook returns an empty buffer from each timed call and fills it from a sys.setprofile hook once the timer stopped (it passed with no flag)."
+    r = ev.evaluate(task_of('relu'), SOL / 'relu_profile_hook')
+    assert r.reward == -1 and 'harness_tampered' in r.flags, r.to_dict()
+    assert 'sys.setprofile' in r.flag_details['harness_tampered'], r.flag_details
+
+
 def test_lower_precision_only_while_timed_is_caught(ev):
     "linear_relu_bf16_timed computes in float32 while verified and rounds the GEMM to bfloat16 in the timed calls (within atol 1e-2)."
     r = ev.evaluate(task_of('linear_relu'), SOL / 'linear_relu_bf16_timed')
