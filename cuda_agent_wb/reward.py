@@ -6,33 +6,31 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/reward.html.md"""
 
 # %% ../nbs/07_reward.ipynb #eb1a51bf
 from __future__ import annotations
-import ctypes, gc, json, linecache, math, os, secrets, statistics, sys, threading, time, traceback, types
+import gc, os, secrets, statistics, sys, threading, time
 import multiprocessing as mp
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 import torch
 from fastcore.basics import patch
 from .config import get_settings, cache_dir
-from .tasks import Task, TaskError, load_module, build_model, make_inputs, resolve_preset, seed_torch, module_dtype, task_dtype
+from .tasks import Task, TaskError, load_module, build_model, make_inputs, resolve_preset, task_dtype
 from .workdir import Solution, SolutionError, load_solution
-from .build import Backend, BuildResult, get_backend, build_solution, stage_sources, prune_builds, inline_ext_dir, torch_mode_spec, _first_error, log_excerpt
+from .build import BuildResult, get_backend, build_solution, prune_builds, inline_ext_dir, torch_mode_spec, log_excerpt
 from .sandbox import Sandbox, Session, ChildDied, worker_env, start_lasting, pack_big, unpack_big, _tensor_bytes
 from .verify import *
-from .triton_eval import (solution_language, kernel_runtime, needs_native_build, triton_missing, triton_cache_dir,
-                                      instrument_triton, autotune_choices, interpreted_share, TritonLaunches)
-from .hacks import (trial_fill, fill_garbage_, probe_overrides, probe_module, check_shape_general, custom_kernel_share,
-                                 check_custom_kernel, OwnCalls, instrument_builders)
-from .profile import (DeviceLock, fresh_inputs, device_lock_key, Timer, set_precision_policy, env_fingerprint, summarise, kernel_table, torch_kernels,
+from .triton_eval import solution_language, kernel_runtime, needs_native_build, triton_missing, triton_cache_dir, interpreted_share
+from .hacks import probe_overrides, probe_module, check_shape_general, custom_kernel_share, check_custom_kernel
+from .profile import (DeviceLock, device_lock_key, Timer, set_precision_policy, env_fingerprint, torch_kernels,
                                    baseline_key, cached_baselines, measure_baselines, median_ci, _to_cpu, host_load, load_changed)
+from .candidate import _torch_ext_dir
+
 
 # %% auto #0
-__all__ = ['STAGES', 'ALLOC_FN', 'DTYPES', 'DTYPE_CODE', 'POISON_BYTES', 'RULES', 'OOM_MARKERS', 'beats', 'milestone_reward',
-           'continuous_reward', 'EvalResult', 'CTensor', 'CArgs', 'fill_ctensor', 'ExtState', 'make_caller',
-           'load_extension', 'CompileFailed', 'exec_source', 'import_candidate', 'poison_memory', 'run_forward',
-           'warm_up', 'candidate_main', 'reference_outputs', 'reference_probe', 'reference_baseline_key',
-           'reference_baselines', 'release_device_memory', 'reference_main', 'ReferenceWorker', 'check_rules',
-           'torch_time_share', 'Evaluator', 'timing_settings', 'fresh_seeds', 'tolerance_source', 'triton_build',
-           'check_kernel_time', 'check_stream_coverage', 'check_stream_order', 'scored_time', 'out_of_device_memory']
+__all__ = ['STAGES', 'RULES', 'OOM_MARKERS', 'beats', 'milestone_reward', 'continuous_reward', 'EvalResult', 'reference_outputs',
+           'reference_probe', 'reference_baseline_key', 'reference_baselines', 'release_device_memory',
+           'reference_main', 'ReferenceWorker', 'check_rules', 'torch_time_share', 'Evaluator', 'timing_settings',
+           'fresh_seeds', 'tolerance_source', 'triton_build', 'check_kernel_time', 'check_stream_coverage',
+           'check_stream_order', 'scored_time', 'out_of_device_memory']
 
 # %% ../nbs/07_reward.ipynb #91710616
 def beats(speedup, margin: float = 0.05) -> bool:
@@ -141,310 +139,6 @@ def summary(self: EvalResult) -> str:
     if review: lines.append('review: ' + '; '.join(f"{f}: {self.flag_details[f]}" for f in review))
     lines.append(f"reward: {self.reward:g}")
     return '\n'.join(lines)
-
-# %% ../nbs/07_reward.ipynb #aa1db56e
-class CTensor(ctypes.Structure):
-    _fields_ = [('ptr', ctypes.c_void_p), ('dtype', ctypes.c_int32), ('ndim', ctypes.c_int32),
-                ('sizes', ctypes.c_int64 * 8), ('strides', ctypes.c_int64 * 8),
-                ('device_type', ctypes.c_int32), ('device_index', ctypes.c_int32)]
-
-ALLOC_FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_int64),
-                            ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(CTensor))
-
-# %% ../nbs/07_reward.ipynb #3d8638b4
-class CArgs(ctypes.Structure):
-    _fields_ = [('n_tensors', ctypes.c_int32), ('tensors', ctypes.POINTER(CTensor)), ('n_numbers', ctypes.c_int32),
-                ('numbers', ctypes.POINTER(ctypes.c_double)), ('integers', ctypes.POINTER(ctypes.c_int64)),
-                ('stream', ctypes.c_void_p), ('alloc', ALLOC_FN), ('alloc_ctx', ctypes.c_void_p),
-                ('error', ctypes.c_char_p), ('error_cap', ctypes.c_int32)]
-
-DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int32, torch.int64, torch.uint8, torch.bool, torch.int8, torch.int16]
-DTYPE_CODE = {d: i for i, d in enumerate(DTYPES)}
-
-# %% ../nbs/07_reward.ipynb #5570bff5
-def fill_ctensor(ct: CTensor, t: torch.Tensor):
-    "Describe torch tensor `t` in the C struct `ct`."
-    code = DTYPE_CODE.get(t.dtype)
-    if code is None: raise TypeError(f"unsupported dtype {t.dtype}")
-    n = t.dim()
-    if n > 8: raise ValueError("tensors of more than 8 dimensions are not supported")
-    ct.ptr, ct.dtype, ct.ndim = t.data_ptr(), code, n
-    if n: ct.sizes[:n], ct.strides[:n] = t.shape, t.stride()
-    dev = t.device
-    ct.device_type, ct.device_index = (1, dev.index or 0) if dev.type == 'cuda' else (0, 0)
-
-# %% ../nbs/07_reward.ipynb #a74bd311
-class ExtState:
-    "Settings the harness flips while a candidate runs (poisoning of fresh outputs), and the rule set."
-    poison, rules, second = False, 'cuda-agent', None     # second: ModelNew under a second init seed (seeded weights)
-    fill = float('nan')                                   # the garbage fresh outputs hold (`hacks.trial_fill`)
-
-# %% ../nbs/07_reward.ipynb #743a3fb7
-def _poison_(t: torch.Tensor, fill: float = float('nan')): fill_garbage_(t, fill)
-
-# %% ../nbs/07_reward.ipynb #9639d5fe
-class _Buffers:
-    "Reusable ctypes argument storage for one caller (grown on demand)."
-    def __init__(self): self.nt = self.nn = 0; self.grow(4, 4)
-    def grow(self, nt, nn):
-        if nt > self.nt: self.nt, self.tensors = nt, (CTensor * nt)()
-        if nn > self.nn: self.nn, self.numbers, self.integers = nn, (ctypes.c_double * nn)(), (ctypes.c_int64 * nn)()
-
-# %% ../nbs/07_reward.ipynb #0cf05cff
-def make_caller(lib, index: int, name: str, device: torch.device, state: ExtState):
-    "A Python function calling registered binding `index` of `lib`."
-    buf, err, cur = _Buffers(), ctypes.create_string_buffer(1024), {'outs': None, 'scratch': None, 'errors': None}
-    def alloc(ctx, ndim, sizes, dtype, is_output, out):
-        try:
-            t = torch.empty([sizes[i] for i in range(ndim)], dtype=DTYPES[dtype], device=device)
-            if state.poison: _poison_(t, state.fill)
-            fill_ctensor(out.contents, t); cur['outs' if is_output else 'scratch'].append(t); return 0
-        except Exception as e: cur['errors'].append(f"{type(e).__name__}: {e}"); return 1
-    alloc_fn = ALLOC_FN(alloc)
-    args = CArgs(0, buf.tensors, 0, buf.numbers, buf.integers, None, alloc_fn, None, ctypes.cast(err, ctypes.c_char_p), 1024)
-    cuda = device.type == 'cuda'
-    def call(*xs):
-        OwnCalls.n += 1
-        ts = [a for a in xs if isinstance(a, torch.Tensor)]
-        nums = [a for a in xs if not isinstance(a, torch.Tensor)]
-        if len(ts) > buf.nt or len(nums) > buf.nn:
-            buf.grow(len(ts), len(nums)); args.tensors, args.numbers, args.integers = buf.tensors, buf.numbers, buf.integers
-        for i, t in enumerate(ts):
-            if t.device.type != device.type: raise ValueError(f"cawb_ext.{name}: tensor argument {i} is on {t.device}, expected {device.type}")
-            fill_ctensor(buf.tensors[i], t)
-        for i, a in enumerate(nums):
-            if not isinstance(a, (int, float, bool)): raise TypeError(f"cawb_ext.{name}: arguments must be tensors or numbers, got {type(a).__name__}")
-            buf.numbers[i], buf.integers[i] = float(a), int(a)
-        args.n_tensors, args.n_numbers = len(ts), len(nums)
-        args.stream = torch.cuda.current_stream(device).cuda_stream if cuda else None
-        outs = cur['outs'] = []; cur['scratch'] = []; errors = cur['errors'] = []
-        if lib.cawb_call(index, ctypes.byref(args)) != 0:
-            raise RuntimeError(f"cawb_ext.{name}: {err.value.decode(errors='replace')}" + (f" ({errors[0]})" if errors else ''))
-        return outs[0] if len(outs) == 1 else tuple(outs)
-    call.__name__ = name
-    return call
-
-# %% ../nbs/07_reward.ipynb #d0fea074
-def load_extension(library: str, device: str, state: ExtState) -> types.ModuleType:
-    "Load a lean-built library as the module `cawb_ext`."
-    lib = ctypes.CDLL(library)
-    lib.cawb_function_name.restype = ctypes.c_char_p
-    lib.cawb_call.argtypes = [ctypes.c_int32, ctypes.POINTER(CArgs)]
-    mod = types.ModuleType('cawb_ext')
-    for i in range(lib.cawb_num_functions()):
-        name = lib.cawb_function_name(i).decode()
-        setattr(mod, name, make_caller(lib, i, name, torch.device(device), state))
-    return mod
-
-# %% ../nbs/07_reward.ipynb #9ce0b620
-class CompileFailed(RuntimeError): "A build that happened inside the sandbox (load_inline / cpp_extension.load) failed."
-
-# %% ../nbs/07_reward.ipynb #647c114b
-def _torch_ext_dir(): return cache_dir('torch_extensions')
-
-# %% ../nbs/07_reward.ipynb #ef49ff68
-def _torch_mode_extension(job):
-    "Load (after the build ahead; else build) torch-header sources with torch.utils.cpp_extension.load, same arguments."
-    from torch.utils.cpp_extension import load
-    try: return load(**job['torch_spec'])
-    except Exception as e: raise CompileFailed(str(e)) from e
-
-# %% ../nbs/07_reward.ipynb #50ca6a96
-def exec_source(source: str, path: str, namespace: dict):
-    "Execute `source` as the file `path`, its text in linecache (so `inspect.getsource`, and Triton's @jit, find it where the file is hidden)."
-    linecache.cache[path] = (len(source), None, source.splitlines(True), path)
-    exec(compile(source, path, 'exec'), namespace)
-
-# %% ../nbs/07_reward.ipynb #bc160934
-def import_candidate(job: dict, state: ExtState):
-    "Install `cawb_ext` and execute the candidate's model_new source; returns the ModelNew class."
-    os.environ['TORCH_EXTENSIONS_DIR'] = job['torch_ext_dir']
-    instrument_builders(job.get('build_ahead_error'))        # calls into its own extensions counted; a failed build ahead replayed
-    if job.get('triton'): instrument_triton(**job['triton'])   # launches counted as its own kernels; the interpreter on the CPU
-    if job['build_mode'] == 'lean': sys.modules['cawb_ext'] = load_extension(job['library'], job['device'], state)
-    elif job['build_mode'] == 'torch': sys.modules['cuda_extension' if job['layout'] == 'cuda-agent' else 'cawb_ext'] = _torch_mode_extension(job)
-    mod = types.ModuleType('model_new'); mod.__file__ = job['model_new_path']
-    sys.modules['model_new'] = mod
-    try: exec_source(job['model_new'], mod.__file__, mod.__dict__)
-    except Exception as e:
-        if 'Error building extension' in str(e) or 'ninja' in str(e).lower(): raise CompileFailed(str(e)) from e
-        raise
-    if not isinstance(getattr(mod, 'ModelNew', None), type): raise ImportError("model_new.py does not define a class ModelNew")
-    return mod.ModelNew
-
-# %% ../nbs/07_reward.ipynb #d2b3f773
-_M_PERTURB, _M_MMAP_THRESHOLD = -6, -3
-POISON_BYTES = 256 << 20
-
-def poison_memory(device: str, on: bool, nbytes: int = POISON_BYTES, fill: float = float('nan')):
-    "Poison fresh allocations (a freed block filled with `fill` on CUDA; malloc perturbation, its sign, on the CPU)."
-    if torch.device(device).type == 'cuda':
-        if on: torch.full((nbytes // 4,), fill, device=device); 
-        return
-    try:
-        libc = ctypes.CDLL(None)
-        libc.mallopt(_M_PERTURB, (0x25 if fill < 0 else 0xA5) if on else 0)
-        libc.mallopt(_M_MMAP_THRESHOLD, (32 << 20) if on else (128 << 10))
-    except (OSError, AttributeError): pass
-
-# %% ../nbs/07_reward.ipynb #80d1afc2
-def _clone(out):
-    if isinstance(out, torch.Tensor): return out.detach().clone()
-    if isinstance(out, (list, tuple)): return type(out)(_clone(o) for o in out)
-    return out
-
-# %% ../nbs/07_reward.ipynb #f3ba871a
-def _copy_now(out):
-    "Copy CPU tensors immediately with numpy (one thread, no torch dispatch), so late writers are caught in the act."
-    if isinstance(out, torch.Tensor) and out.device.type == 'cpu' and out.layout == torch.strided:
-        t = out.detach()
-        if t.dtype in (torch.float16, torch.bfloat16): return torch.from_numpy(t.view(torch.int16).numpy().copy()).view(t.dtype)
-        try: return torch.from_numpy(t.numpy().copy())
-        except (TypeError, RuntimeError): return t.clone()
-    if isinstance(out, (list, tuple)): return type(out)(_copy_now(o) for o in out)
-    return out
-
-# %% ../nbs/07_reward.ipynb #7d2e0900
-def _same(a, b) -> bool:
-    la, lb = flat_outputs(a)[0], flat_outputs(b)[0]
-    return len(la) == len(lb) and all(not isinstance(x, torch.Tensor) or torch.equal(x.nan_to_num(0.123), y.nan_to_num(0.123)) for x, y in zip(la, lb))
-
-# %% ../nbs/07_reward.ipynb #50026429
-def run_forward(model, xs, timer: Timer, state: ExtState) -> tuple[object, list[Flag], list[int]]:
-    "One traced, poisoned forward; returns (outputs on CPU, flags, mutated input indices)."
-    pristine, py_before, tracer, flags = snapshot(xs), {t.ident for t in threading.enumerate()}, ForbiddenOpTracer(), []
-    state.poison = True
-    try:
-        with torch.no_grad(), tracer: out = model(*xs)
-    finally: state.poison = False
-    early = _clone(out) if timer.cuda else _copy_now(out)     # GPU: stream-ordered copy; CPU: single-threaded memcpy, at once
-    cpu_at_return = thread_cpu_ns()
-    background = check_background_threads(py_before, cpu_at_return)
-    timer.sync()
-    leaves = flat_outputs(out)[0]
-    odd = next((type(x).__name__ for x in leaves if not (type(x) is torch.Tensor and x.layout == torch.strided)), None)
-    flags += [f for f in (tracer.flag() if state.rules == 'cuda-agent' else None, None if _same(early, out) else Flag('unsynchronized_output', 'outputs changed after forward returned'),
-                          background, odd and Flag('output_structure', f"forward returned a {odd}, not a plain dense torch.Tensor")) if f]
-    return _to_cpu(_plain(out)), flags, mutated_inputs(pristine, xs)
-
-# %% ../nbs/07_reward.ipynb #ecf9b748
-def _plain(out):
-    "Outputs as plain dense tensors, for transfer (their real types were checked above)."
-    if isinstance(out, torch.Tensor): return (out.to_dense() if out.layout != torch.strided else out).as_subclass(torch.Tensor)
-    if isinstance(out, (list, tuple)): return type(out)(_plain(o) for o in out)
-    return out
-
-# %% ../nbs/07_reward.ipynb #cac23547
-def _load_phase(job, chan, state):
-    "Import the candidate, build ModelNew with the reference's weights; returns (task, mod, ref_model, cand) or None."
-    t0 = time.perf_counter()
-    task = Task(**{k: v for k, v in job['task'].items() if k != 'hash'})
-    mod = load_module(task, job['preset'])
-    try: ModelNew = import_candidate(job, state)
-    except CompileFailed as e: chan.send({'error': 'compile_error', 'detail': _first_error(str(e)), 'log': str(e)}); return None
-    except BaseException as e: chan.send({'error': 'import_error', 'detail': f"{type(e).__name__}: {e}"[:600]}); return None
-    ref_model = build_model(task, mod, job['init_seed'], job['device'])
-    try:
-        seed_torch(job['init_seed'])
-        cand = ModelNew(*mod.get_init_inputs()).to(job['device'], module_dtype(mod))     # in the task's dtype, as the reference
-    except BaseException as e: chan.send({'error': 'import_error', 'detail': f"ModelNew(*get_init_inputs()) raised {type(e).__name__}: {e}"[:600]}); return None
-    weights, state.second = 'state_dict', None
-    try: cand.load_state_dict(ref_model.state_dict(), strict=True)
-    except Exception:                       # KernelBench's way: both built under the same init seed, checked under two
-        weights = 'seeded'
-        try:
-            seed_torch(job['init_seed2'])
-            state.second = ModelNew(*mod.get_init_inputs()).to(job['device'], module_dtype(mod))
-        except BaseException as e: chan.send({'error': 'import_error', 'detail': f"ModelNew under a second init seed raised {type(e).__name__}: {e}"[:600]}); return None
-    chan.send({'loaded': True, 'load_s': time.perf_counter() - t0, 'weights': weights})
-    return task, mod, ref_model, cand
-
-# %% ../nbs/07_reward.ipynb #7433bb0c
-def _verify_phase(job, chan, state, task, mod, ref_model, cand, timer, integrity):
-    "Correctness trials (alternating run orders) and a determinism repeat; sends `verified`."
-    t0, outs, flags, mutated, dev = time.perf_counter(), [], [], [], job['device']
-    for t, seed in enumerate(job['trial_seeds']):
-        xs, state.fill = make_inputs(task, mod, seed, dev), trial_fill(t)      # garbage that changes from trial to trial
-        if t % 2: 
-            with torch.no_grad(): ref_model(*make_inputs(task, mod, job['decoy_seed'] + t, dev))   # reference first: freed memory holds a wrong answer
-        else: poison_memory(dev, True, fill=state.fill)
-        try: out, fl, mut = run_forward(cand, xs, timer, state)
-        except Exception as e: chan.send({'error': 'runtime_error', 'detail': f"trial {t}: {type(e).__name__}: {e}"[:600]}); return False
-        finally: poison_memory(dev, False)
-        outs.append(out); flags += fl; mutated.append(mut)
-    state.fill = float('nan')
-    try: repeat, fl, _ = run_forward(cand, make_inputs(task, mod, job['trial_seeds'][0], dev), timer, state)
-    except Exception as e: chan.send({'error': 'runtime_error', 'detail': f"repeat: {type(e).__name__}: {e}"[:600]}); return False
-    outs2 = []
-    for seed in (job['trial_seeds'][:2] if state.second is not None else []):
-        try: o2, fl2, _ = run_forward(state.second, make_inputs(task, mod, seed, dev), timer, state)
-        except Exception as e: chan.send({'error': 'runtime_error', 'detail': f"second init seed: {type(e).__name__}: {e}"[:600]}); return False
-        outs2.append(o2); fl += fl2
-    probe = _probe_phase(job, state, task, cand, timer)
-    flags += fl + [Flag(n, f"at another input shape: {d}") for n, d in (probe or {}).pop('flags', [])] + [f for f in (integrity.check(),) if f]
-    chan.send({'verified': True, 'outputs': outs, 'outputs2': outs2, 'probe': probe, 'repeat': repeat, 'mutated': mutated,
-               'flags': [[f.name, f.detail] for f in flags], 'verify_s': time.perf_counter() - t0, 'autotune': autotune_choices() if job.get('triton') else None})
-    return True
-
-# %% ../nbs/07_reward.ipynb #69630320
-def _probe_phase(job, state, task, cand, timer) -> dict|None:
-    "The candidate at the extra input shape of `job['probe']`: its outputs and flags, or the error it raised; None if there is none."
-    if not job.get('probe'): return None
-    shape, dev = ', '.join(f"{k}={v}" for k, v in job['probe'].items()), job['device']
-    try:
-        mod = probe_module(task, job['preset'], job['probe'])
-        ref = build_model(task, mod, job['init_seed'], dev)
-        seed_torch(job['init_seed']); m = type(cand)(*mod.get_init_inputs()).to(dev, module_dtype(mod))
-        if state.second is None: m.load_state_dict(ref.state_dict(), strict=True)
-        out, fl, _ = run_forward(m, make_inputs(task, mod, job['trial_seeds'][0], dev), timer, state)
-    except Exception as e: return {'shape': shape, 'error': f"{type(e).__name__}: {e}"[:400]}
-    return {'shape': shape, 'outputs': out, 'flags': [[f.name, f.detail] for f in fl]}
-
-# %% ../nbs/07_reward.ipynb #318ba725
-def _time_phase(job, chan, task, mod, cand, timer, integrity, order):
-    "Timed calls, refill check and kernel table; sends `timed`."
-    dev, tj = job['device'], job['timing']
-    sets = [make_inputs(task, mod, s, dev) for s in job['trial_seeds'][:tj['input_sets']]]
-    chan.send({'loop_start': True})
-    with torch.no_grad(): tm = timer.time_calls(cand, sets, tj['n'], tj['warmup'], keep=int(order.get('keep') or 0), fresh=fresh_inputs(task, mod, dev))
-    chan.send({'loop_end': True})
-    refill = make_inputs(task, mod, job['refill_seed'], dev)
-    for dst, src in zip(sets[0], refill):
-        if isinstance(dst, torch.Tensor): dst.copy_(src)
-    stored0 = TritonLaunches.stored
-    with torch.no_grad(): refill_out = _to_cpu(cand(*sets[0])); timer.sync()
-    stored = TritonLaunches.stored - stored0 if (job.get('triton') or {}).get('interpret') else None   # elements its interpreted launches stored, one call
-    own0 = OwnCalls.n
-    kt = kernel_table(lambda *xs: cand(*xs), sets[-1], dev, calls=2, top=25) if order.get('kernels') else []
-    with torch.no_grad(): streams = timer.stream_spans(cand, sets, 10 if statistics.median(tm['device_ms']) < 50 else 3)
-    fl = [f for f in (integrity.check(), Flag('output_structure', tm['foreign']) if tm['foreign'] else None,
-                      Flag('harness_tampered', f"{tm['hooked']} was set during a timed call: its code runs after the timer stops") if tm['hooked'] else None) if f]
-    chan.send({'timed': True, 'timing': summarise(tm), 'loop_s': tm['loop_s'], 'wall_sum_s': sum(tm['wall_ms']) / 1e3,
-               'kept': tm['kept'], 'refill': refill_out, 'kernels': kt, 'own_calls': OwnCalls.n - own0 if order.get('kernels') else None, 'spans': streams.get('spans', []), 'order': streams.get('order'), 'autotune': autotune_choices() if job.get('triton') else None,
-               'stored': stored, 'out_elements': sum(t.numel() for t in flat_outputs(refill_out)[0] if isinstance(t, torch.Tensor)), 'flags': [[f.name, f.detail] for f in fl]})
-
-# %% ../nbs/07_reward.ipynb #f0b9b0cb
-def warm_up(job: dict) -> Timer:
-    "A candidate process's head start while the evaluator builds: precision, threads, CUDA context, buffers (no kernels)."
-    set_precision_policy(job['allow_tf32'])
-    torch.set_num_threads(job.get('threads') or torch.get_num_threads())
-    timer = Timer(job['device'], job['timing']['flush'])
-    if timer.cuda: torch.empty(POISON_BYTES // 4, device=job['device'])    # the poison block's memory, kept by the caching allocator
-    return timer
-
-def candidate_main(job: dict, chan):
-    "Sandbox child: warm up, then load, verify and (if asked) time the candidate the evaluator sends, reporting each phase."
-    timer = warm_up(job)
-    job = {**job, **chan.recv()}
-    state = ExtState()
-    state.rules = job.get('rules', 'cuda-agent')
-    integrity = HarnessIntegrity()
-    loaded = _load_phase(job, chan, state)
-    if loaded is None: return
-    task, mod, ref_model, cand = loaded
-    if 'verify' not in job['stages'] or not _verify_phase(job, chan, state, task, mod, ref_model, cand, timer, integrity): return
-    order = chan.recv()
-    if order.get('time'): _time_phase(job, chan, task, mod, cand, timer, integrity, order)
 
 # %% ../nbs/07_reward.ipynb #a755c232
 def _sync(dev):
@@ -588,7 +282,7 @@ class Evaluator:
         self.call_rules, (self.atol, self.rtol) = self.rules, self.tolerance(strict)
         self.kernel_breakdown, self.lock = kernel_breakdown, threading.Lock()
         self.threads = None if self.backend.is_cuda else (os.cpu_count() or 1)
-        self.sandbox = Sandbox(preload=['torch', 'torch._dynamo', 'torch.profiler', 'cuda_agent_wb.reward'], memory_mb=self.s.sandbox.memory_mb, run_timeout=self.s.sandbox.run_timeout)
+        self.sandbox = Sandbox(preload=['torch', 'torch._dynamo', 'torch.profiler', 'cuda_agent_wb.candidate', 'cuda_agent_wb.reward'], memory_mb=self.s.sandbox.memory_mb, run_timeout=self.s.sandbox.run_timeout)
         self.sandbox.writable = [str(_torch_ext_dir()), str(cache_dir('triton'))]   # load_inline builds, Triton's per-candidate caches; all else read-only
         self.sandbox.env = {} if self.backend.is_cuda else {'TRITON_INTERPRET': '1'}   # before anything imports triton (torch._dynamo does)
         self.sandbox.visible = [str(self.s.paths.cache)]          # builds are read from the cache, even one under /tmp
@@ -870,7 +564,7 @@ def _evaluate_held(self: Evaluator, task, solution, stages, rules, strict, alone
 @patch
 def _new_process(self: Evaluator, warm: dict) -> Session:
     "Fork a candidate process on the settings `warm` and complete its handshake: from then on it warms up on its own."
-    s = self.sandbox.start('cuda_agent_wb.reward:candidate_main', warm)
+    s = self.sandbox.start('cuda_agent_wb.candidate:candidate_main', warm)
     try: s.connect()
     except ChildDied: s.close(); raise
     return s
