@@ -182,11 +182,14 @@ def gpu_sleep(self: Timer, ms: float):
 
 # %% ../nbs/06_profile.ipynb #e4fd94cd
 _gettrace, _getprofile = sys.gettrace, sys.getprofile      # taken at import, before any candidate
+_get_tool = getattr(getattr(sys, 'monitoring', None), 'get_tool', None)   # Python 3.12+
 
 def tracing_hook() -> str|None:
-    "The trace or profile function set on this thread, if any: it runs code at every call and return, after a timer stops too."
+    "A trace or profile function on this thread, or a `sys.monitoring` tool, if any: its code runs at calls and returns, after a timer stops too."
     for name, fn in (('sys.settrace', _gettrace()), ('sys.setprofile', _getprofile())):
         if fn is not None: return f"{name}({fn.__qualname__ if type(fn) is types.FunctionType else type(fn).__name__})"
+    if _get_tool is not None:
+        return next((f"sys.monitoring tool {t} ({name})" for t in range(6) if (name := _get_tool(t)) is not None), None)
 
 
 # %% ../nbs/06_profile.ipynb #6c1ca015
