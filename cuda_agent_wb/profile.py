@@ -13,6 +13,7 @@ from fastcore.basics import patch
 from .config import get_settings, cache_dir
 from .sandbox import copy_for_message
 from .verify import flat_outputs, _is_plain_tensor
+from torch.utils._pytree import tree_map, tree_leaves
 
 # %% auto #0
 __all__ = ['TIMING_METHOD', 'PROFILER_LOCK', 'ATEN_KERNEL_MARKERS', 'ORDER_TOL_NS', 'set_precision_policy', 'device_name',
@@ -263,11 +264,13 @@ def fresh_inputs(task, mod, dev: str):
     return draw
 
 # %% ../nbs/06_profile.ipynb #e2fde453
+_detach, _clone = torch.Tensor.detach, torch.Tensor.clone                # taken at import, like `_urandom`
+_device_of = torch._C.TensorBase.device.__get__                           # the C type's own getter: torch.Tensor's may be replaced
+
 def _snapshot(out):
     "A copy of the tensors in `out`, finished before the next call can write again into a buffer it returned."
-    from torch.utils._pytree import tree_map, tree_leaves
-    copy = tree_map(lambda t: t.detach().clone() if isinstance(t, torch.Tensor) else t, out)
-    for d in {t.device for t in tree_leaves(copy) if isinstance(t, torch.Tensor) and t.is_cuda}: torch.cuda.synchronize(d)
+    copy = tree_map(lambda t: _clone(_detach(t)) if isinstance(t, torch.Tensor) else t, out)
+    for d in {_device_of(t) for t in tree_leaves(copy) if isinstance(t, torch.Tensor)} - {torch.device('cpu')}: torch.cuda.synchronize(d)
     return copy
 
 def foreign_leaf(out) -> str|None:

@@ -342,6 +342,7 @@ def _critical_objects() -> dict:
             'torch.cuda.synchronize': torch.cuda.synchronize, 'torch.cuda.Event': torch.cuda.Event,
             'torch.cuda.Event.elapsed_time': torch.cuda.Event.elapsed_time, 'torch.cuda.Event.record': torch.cuda.Event.record, 'torch.cuda._sleep': torch.cuda._sleep,
             'builtins.len': builtins.len, 'threading.enumerate': threading.enumerate}
+    objs.update({f"torch.Tensor.{k}": v for k, v in vars(torch.Tensor).items()})      # its methods and properties
     for modname in HARNESS_MODULES: objs.update(_module_objects(modname))
     return {**objs, **_function_parts(objs)}
 

@@ -36,7 +36,8 @@ REJECT = {
     'relu_thread': {'unsynchronized_output', 'background_thread', 'crashed'},   # a late write into freed memory may crash first
     'relu_py_thread': {'unsynchronized_output', 'background_thread'},
     'relu_patch_timer': {'harness_tampered'},
-    'relu_swap_code': {'harness_tampered'},       # Timer.time_once keeps its identity, with another __code__
+    'relu_swap_code': {'harness_tampered'},
+    'relu_patch_detach': {'harness_tampered'},    # torch.Tensor.detach that computes the output the harness copies       # Timer.time_once keeps its identity, with another __code__
     'relu_patch_compare': {'incorrect_output'},
     'relu_gc_reference': {'forbidden_op'},
     'relu_hardcoded': {'incorrect_output'},
