@@ -215,11 +215,12 @@ def _plain(out):
     return out
 
 # %% ../nbs/06a_candidate.ipynb #cac23547
-def _load_phase(job, chan, state):
+def _load_phase(job, chan, state, integrity):
     "Import the candidate, build ModelNew with the reference's weights; returns (task, mod, ref_model, cand) or None."
     t0 = time.perf_counter()
     task = Task(**{k: v for k, v in job['task'].items() if k != 'hash'})
     mod = load_module(task, job['preset'])
+    integrity.pins.add({'task module': vars(mod)})          # its get_inputs draws the timed calls' inputs
     try: ModelNew = import_candidate(job, state)
     except CompileFailed as e: chan.send({'error': 'compile_error', 'detail': _first_error(str(e)), 'log': str(e)}); return None
     except BaseException as e: chan.send({'error': 'import_error', 'detail': f"{type(e).__name__}: {e}"[:600]}); return None
@@ -286,7 +287,7 @@ def _time_phase(job, chan, task, mod, cand, timer, integrity, order):
     dev, tj = job['device'], job['timing']
     sets = [make_inputs(task, mod, s, dev) for s in job['trial_seeds'][:tj['input_sets']]]
     chan.send({'loop_start': True})
-    with torch.no_grad(): tm = timer.time_calls(cand, sets, tj['n'], tj['warmup'], keep=int(order.get('keep') or 0), fresh=fresh_inputs(task, mod, dev))
+    with torch.no_grad(): tm = timer.time_calls(cand, sets, tj['n'], tj['warmup'], keep=int(order.get('keep') or 0), fresh=(fresh := fresh_inputs(task, mod, dev, integrity.pins)))
     chan.send({'loop_end': True})
     refill = make_inputs(task, mod, job['refill_seed'], dev)
     for dst, src in zip(sets[0], refill):
@@ -298,7 +299,8 @@ def _time_phase(job, chan, task, mod, cand, timer, integrity, order):
     kt = kernel_table(lambda *xs: cand(*xs), sets[-1], dev, calls=2, top=25) if order.get('kernels') else []
     with torch.no_grad(): streams = timer.stream_spans(cand, sets, 10 if statistics.median(tm['device_ms']) < 50 else 3)
     fl = [f for f in (integrity.check(), Flag('output_structure', tm['foreign']) if tm['foreign'] else None,
-                      Flag('harness_tampered', f"{tm['hooked']} was set during a timed call: its code runs after the timer stops") if tm['hooked'] else None) if f]
+                      Flag('harness_tampered', f"{tm['hooked']} was set during a timed call: its code runs after the timer stops") if tm['hooked'] else None,
+                      Flag('harness_tampered', f"{fresh.replaced} was replaced during the timed calls") if fresh.replaced else None) if f]
     chan.send({'timed': True, 'timing': summarise(tm), 'loop_s': tm['loop_s'], 'wall_sum_s': sum(tm['wall_ms']) / 1e3,
                'kept': tm['kept'], 'refill': refill_out, 'kernels': kt, 'own_calls': OwnCalls.n - own0 if order.get('kernels') else None, 'spans': streams.get('spans', []), 'order': streams.get('order'), 'autotune': autotune_choices() if job.get('triton') else None,
                'stored': stored, 'out_elements': sum(t.numel() for t in flat_outputs(refill_out)[0] if isinstance(t, torch.Tensor)), 'flags': [[f.name, f.detail] for f in fl]})
@@ -319,7 +321,7 @@ def candidate_main(job: dict, chan):
     state = ExtState()
     state.rules = job.get('rules', 'cuda-agent')
     integrity = HarnessIntegrity()
-    loaded = _load_phase(job, chan, state)
+    loaded = _load_phase(job, chan, state, integrity)
     if loaded is None: return
     task, mod, ref_model, cand = loaded
     if 'verify' not in job['stages'] or not _verify_phase(job, chan, state, task, mod, ref_model, cand, timer, integrity): return

@@ -255,12 +255,14 @@ def harness_below(n: int) -> int:
 
 
 # %% ../nbs/06_profile.ipynb #db6cbfd7
-def fresh_inputs(task, mod, dev: str):
-    "A draw of new inputs for one timed call: (a seed `harness_bits` picks now, the task's inputs for it)."
+def fresh_inputs(task, mod, dev: str, pins=None):
+    "A draw of new inputs for one timed call: (a seed `harness_bits` picks now, the task's inputs for it); `pins` checked first."
     from cuda_agent_wb.tasks import make_inputs
     def draw():
+        if pins is not None and draw.replaced is None: draw.replaced = pins.replaced()    # what the draw goes through
         seed = harness_bits(31)
         return seed, make_inputs(task, mod, seed, dev)
+    draw.replaced = None
     return draw
 
 # %% ../nbs/06_profile.ipynb #e2fde453

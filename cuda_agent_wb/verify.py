@@ -6,11 +6,12 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/verify.html.md"""
 
 # %% ../nbs/05_verify.ipynb #274d3884
 from __future__ import annotations
-import math, os, sys, threading, time, types
+import itertools, math, operator, os, sys, threading, time, types
 from dataclasses import dataclass, asdict
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['FLAGS', 'REVIEW_FLAGS', 'DEGENERATE_SHARE', 'ALLOWED_OPS', 'LAUNCH_OPS', 'HARNESS_MODULES', 'Flag', 'flat_outputs',
@@ -19,7 +20,7 @@ __all__ = ['FLAGS', 'REVIEW_FLAGS', 'DEGENERATE_SHARE', 'ALLOWED_OPS', 'LAUNCH_O
            'check_outputs', 'check_deterministic', 'check_inputs_unmutated', 'rel_l2', 'sample_leaves',
            'check_precision', 'check_timed_outputs', 'check_timed_calls_returned', 'check_timer_consistency',
            'check_speedup_plausible', 'op_base_name', 'ForbiddenOpTracer', 'thread_cpu_ns', 'cpu_ms_since',
-           'check_background_threads', 'HarnessIntegrity', 'snapshot', 'mutated_inputs']
+           'check_background_threads', 'Pins', 'harness_namespaces', 'HarnessIntegrity', 'snapshot', 'mutated_inputs']
 
 # %% ../nbs/05_verify.ipynb #f6683a94
 FLAGS = {
@@ -347,14 +348,54 @@ def _critical_objects() -> dict:
     return {**objs, **_function_parts(objs)}
 
 
+# %% ../nbs/05_verify.ipynb #69c5d551
+_MISSING = object()
+
+def _pinnable(v) -> bool: return callable(v) or hasattr(type(v), '__get__') or isinstance(v, types.ModuleType)   # not counters and flags
+
+class Pins:
+    "Entries of live namespaces (a module's or class's __dict__) and the bodies of the functions among them, as they were."
+    def __init__(self, spaces: dict|None = None): self.spaces, self.funcs, self.codes = [], [], []; self.add(spaces or {})
+
+@patch
+def add(self: Pins, spaces: dict):
+    "Pin each namespace of `spaces` ({label: live namespace}): its functions, classes, descriptors (properties) and modules, not its data."
+    for label, ns in spaces.items():
+        items = [(k, v) for k, v in list(ns.items()) if k != '_' and _pinnable(v)]
+        self.spaces.append((label, ns, [k for k, _ in items], [v for _, v in items]))
+        self.funcs += [(f"{label}.{k}.__code__", v) for k, v in items if type(v) is types.FunctionType]
+    self.codes = [f.__code__ for _, f in self.funcs]
+
+@patch
+def replaced(self: Pins) -> str|None:
+    "The first pinned entry, or function body, that is not what it was; None when all are."
+    for label, ns, keys, vals in self.spaces:
+        now = list(map(ns.get, keys, itertools.repeat(_MISSING, len(keys))))
+        if any(map(operator.is_not, now, vals)): return next(f"{label}.{k}" for k, a, b in zip(keys, now, vals) if a is not b)
+    now = [f.__code__ for _, f in self.funcs]
+    if any(map(operator.is_not, now, self.codes)): return next(n for (n, _), a, b in zip(self.funcs, now, self.codes) if a is not b)
+
+
+# %% ../nbs/05_verify.ipynb #372cc381
+def harness_namespaces() -> dict:
+    "The live namespaces a timed call's inputs and timing go through: torch's, the Tensor class's, builtins, the harness's modules and classes."
+    import builtins, torch.nn.functional as F
+    spaces = {'torch': vars(torch), 'torch.Tensor': vars(torch.Tensor), 'torch.cuda': vars(torch.cuda), 'torch.random': vars(torch.random),
+              'torch.nn.functional': vars(F), 'builtins': vars(builtins)}
+    mods = {m: sys.modules[m] for m in HARNESS_MODULES if m in sys.modules}
+    classes = {f"{m}.{k}": vars(v) for m, mod in mods.items() for k, v in vars(mod).items() if isinstance(v, type) and v.__module__ == m}
+    return {**spaces, **{m: vars(mod) for m, mod in mods.items()}, **classes}
+
+
 # %% ../nbs/05_verify.ipynb #6dda180c
 class HarnessIntegrity:
-    "Snapshot of the harness's critical objects; `check` names what changed."
-    def __init__(self): self.before = dict(_critical_objects())
+    "Snapshot of the harness's critical objects and pinned namespaces (`Pins`); `check` names what changed."
+    def __init__(self): self.before, self.pins = dict(_critical_objects()), Pins(harness_namespaces())
     def check(self) -> Flag|None:
         now = _critical_objects()
-        changed = [k for k, v in self.before.items() if now.get(k) is not v]
+        changed = [k for k, v in self.before.items() if now.get(k) is not v] or [n for n in [self.pins.replaced()] if n]
         if changed: return Flag('harness_tampered', f"replaced: {', '.join(changed[:4])}")
+
 
 # %% ../nbs/05_verify.ipynb #22c6348a
 def snapshot(xs: list) -> list:

@@ -37,7 +37,8 @@ REJECT = {
     'relu_py_thread': {'unsynchronized_output', 'background_thread'},
     'relu_patch_timer': {'harness_tampered'},
     'relu_swap_code': {'harness_tampered'},
-    'relu_patch_detach': {'harness_tampered'},    # torch.Tensor.detach that computes the output the harness copies       # Timer.time_once keeps its identity, with another __code__
+    'relu_patch_detach': {'harness_tampered'},
+    'relu_patch_randn': {'harness_tampered'},     # torch.randn that computes the output of every input it draws    # torch.Tensor.detach that computes the output the harness copies       # Timer.time_once keeps its identity, with another __code__
     'relu_patch_compare': {'incorrect_output'},
     'relu_gc_reference': {'forbidden_op'},
     'relu_hardcoded': {'incorrect_output'},
@@ -124,6 +125,13 @@ def test_work_moved_into_a_profile_hook_is_caught(ev):
     r = ev.evaluate(task_of('relu'), SOL / 'relu_profile_hook')
     assert r.reward == -1 and 'harness_tampered' in r.flags, r.to_dict()
     assert 'sys.setprofile' in r.flag_details['harness_tampered'], r.flag_details
+
+
+def test_input_draw_patched_only_between_timed_calls_is_caught(ev):
+    "relu_patch_randn_restore installs a torch.randn that computes the ReLU of the next drawn inputs and removes itself after drawing (it scored 3 with only the review flag: nothing was left replaced)."
+    r = ev.evaluate(task_of('relu'), SOL / 'relu_patch_randn_restore')
+    assert r.reward == -1 and 'harness_tampered' in r.flags, r.to_dict()
+    assert r.flag_details['harness_tampered'] == 'torch.randn was replaced during the timed calls', r.flag_details
 
 
 def test_lower_precision_only_while_timed_is_caught(ev):
