@@ -381,7 +381,7 @@ def harness_namespaces() -> dict:
     "The live namespaces a timed call's inputs and timing go through: torch's, the Tensor class's, builtins, the harness's modules and classes."
     import builtins, torch.nn.functional as F
     spaces = {'torch': vars(torch), 'torch.Tensor': vars(torch.Tensor), 'torch.cuda': vars(torch.cuda), 'torch.random': vars(torch.random),
-              'torch.nn.functional': vars(F), 'builtins': vars(builtins)}
+              'torch.nn.functional': vars(F), 'builtins': vars(builtins), 'torch.cuda.Event': vars(torch.cuda.Event)}
     mods = {m: sys.modules[m] for m in HARNESS_MODULES if m in sys.modules}
     classes = {f"{m}.{k}": vars(v) for m, mod in mods.items() for k, v in vars(mod).items() if isinstance(v, type) and v.__module__ == m}
     return {**spaces, **{m: vars(mod) for m, mod in mods.items()}, **classes}
