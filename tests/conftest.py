@@ -34,12 +34,25 @@ def free_port() -> int:
     with socket.socket() as s: s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
 
 
+LAUNCHED = []                    # every server a test or fixture started, with the pytest phase that started it
+
+
+@pytest.fixture(autouse=True)
+def stop_servers_left_running():
+    "A server started in a test's body and still running when the test ends (it failed before its own stop) is stopped."
+    yield
+    for s in [s for s in LAUNCHED if s.owner.endswith('(call)')]:
+        LAUNCHED.remove(s)
+        if s.proc.poll() is None: s.stop()
+
+
 class ServerProcess:
     "A `cawb` server subprocess on loopback (`args` after `cawb`), its output collected; ready once /health answers."
     what, stop_s = 'server', 20
 
     def launch(self, args: list, ready_s: float = 180):
         self.proc = subprocess.Popen([CAWB, *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=self.env)
+        self.owner = os.environ.get('PYTEST_CURRENT_TEST', ''); LAUNCHED.append(self)
         threading.Thread(target=lambda: self.lines.extend(iter(self.proc.stdout.readline, '')), daemon=True).start()
         t0 = time.time()
         while time.time() - t0 < ready_s:
