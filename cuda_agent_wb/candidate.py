@@ -298,9 +298,7 @@ def _time_phase(job, chan, task, mod, cand, timer, integrity, order):
     own0 = OwnCalls.n
     kt = kernel_table(lambda *xs: cand(*xs), sets[-1], dev, calls=2, top=25) if order.get('kernels') else []
     with torch.no_grad(): streams = timer.stream_spans(cand, sets, 10 if statistics.median(tm['device_ms']) < 50 else 3)
-    fl = [f for f in (integrity.check(), Flag('output_structure', tm['foreign']) if tm['foreign'] else None,
-                      Flag('harness_tampered', f"{tm['hooked']} was set during a timed call: its code runs after the timer stops") if tm['hooked'] else None,
-                      Flag('harness_tampered', f"{fresh.replaced} was replaced during the timed calls") if fresh.replaced else None) if f]
+    fl = [f for f in (integrity.check(), check_timed_output_types(tm['foreign']), check_no_tracing_hook(tm['hooked']), check_pins_held(fresh.replaced)) if f]
     chan.send({'timed': True, 'timing': summarise(tm), 'loop_s': tm['loop_s'], 'wall_sum_s': sum(tm['wall_ms']) / 1e3,
                'kept': tm['kept'], 'refill': refill_out, 'kernels': kt, 'own_calls': OwnCalls.n - own0 if order.get('kernels') else None, 'spans': streams.get('spans', []), 'order': streams.get('order'), 'autotune': autotune_choices() if job.get('triton') else None,
                'stored': stored, 'out_elements': sum(t.numel() for t in flat_outputs(refill_out)[0] if isinstance(t, torch.Tensor)), 'flags': [[f.name, f.detail] for f in fl]})

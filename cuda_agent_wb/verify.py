@@ -18,9 +18,10 @@ __all__ = ['FLAGS', 'REVIEW_FLAGS', 'DEGENERATE_SHARE', 'ALLOWED_OPS', 'LAUNCH_O
            'check_output_structure', 'check_shapes', 'check_dtypes', 'check_finite', 'check_close', 'dtype_tolerance',
            'check_signal', 'trivial_outputs', 'degenerate_reasons', 'rms', 'check_degenerate', 'on_device_of',
            'check_outputs', 'check_deterministic', 'check_inputs_unmutated', 'rel_l2', 'sample_leaves',
-           'check_precision', 'check_timed_outputs', 'check_timed_calls_returned', 'check_timer_consistency',
-           'check_speedup_plausible', 'op_base_name', 'ForbiddenOpTracer', 'thread_cpu_ns', 'cpu_ms_since',
-           'check_background_threads', 'Pins', 'harness_namespaces', 'HarnessIntegrity', 'snapshot', 'mutated_inputs']
+           'check_precision', 'check_timed_outputs', 'check_timed_calls_returned', 'check_timed_output_types',
+           'check_no_tracing_hook', 'check_pins_held', 'check_timer_consistency', 'check_speedup_plausible',
+           'op_base_name', 'ForbiddenOpTracer', 'thread_cpu_ns', 'cpu_ms_since', 'check_background_threads', 'Pins',
+           'harness_namespaces', 'HarnessIntegrity', 'snapshot', 'mutated_inputs']
 
 # %% ../nbs/05_verify.ipynb #f6683a94
 FLAGS = {
@@ -236,6 +237,20 @@ def check_timed_calls_returned(kept, keep: int) -> Flag|None:
     seeds = [c.get('seed') if isinstance(c, dict) else None for c in calls]
     if len(calls) < keep or not all(type(s) is int and 0 <= s < 2**31 for s in seeds):
         return Flag('timed_output_mismatch', f"{len(calls)} of the {keep} checked timed calls came back with the seed of their inputs")
+
+# %% ../nbs/05_verify.ipynb #402c40f3
+def check_timed_output_types(foreign: str|None) -> Flag|None:
+    "Every timed call returned plain dense tensors (`foreign`: what the first one that did not returned, from `profile.KeptCalls`)."
+    if foreign: return Flag('output_structure', foreign)
+
+def check_no_tracing_hook(hooked: str|None) -> Flag|None:
+    "No trace or profile function or monitoring tool was on the thread when a timed call returned (`profile.Timer.hooked`)."
+    if hooked: return Flag('harness_tampered', f"{hooked} was set during a timed call: its code runs after the timer stops")
+
+def check_pins_held(replaced: str|None) -> Flag|None:
+    "Nothing pinned (`Pins`) was replaced between the timed calls (`replaced`: the first seen before an input draw)."
+    if replaced: return Flag('harness_tampered', f"{replaced} was replaced during the timed calls")
+
 
 # %% ../nbs/05_verify.ipynb #3c3667a5
 def check_timer_consistency(child_s: float, parent_s: float, slack_s: float = 0.25) -> Flag|None:
