@@ -383,10 +383,11 @@ def triton_build(runtime: str) -> BuildResult:
 # %% ../nbs/07_reward.ipynb #0e6a8c08
 @patch
 def _reference_on_device(self: Evaluator, ref: dict, limit_bytes: int = 4 << 30):
-    "Move the reference's outputs to the evaluator's GPU for comparing (no-op on the CPU backend or over `limit_bytes`)."
+    "Move the reference's outputs (float64 samples, probe output) to the evaluator's GPU for comparing (no-op on the CPU backend or over `limit_bytes`)."
     from torch.utils._pytree import tree_map
-    if not self.backend.is_cuda or ref.get('on_device') or _tensor_bytes([ref.get('outputs'), ref.get('ref64')]) > limit_bytes: return
-    for k in ('outputs', 'ref64'):
+    keys = ('outputs', 'ref64', 'probe_out')
+    if not self.backend.is_cuda or ref.get('on_device') or _tensor_bytes([ref.get(k) for k in keys]) > limit_bytes: return
+    for k in keys:
         if ref.get(k) is not None: ref[k] = tree_map(lambda t: t.to(self.device) if isinstance(t, torch.Tensor) else t, ref[k])
     ref['on_device'] = True
 
@@ -410,6 +411,7 @@ def _check_second_seed(self: Evaluator, msg: dict) -> Flag|None:
     "Seeded weights: ModelNew built under a second init seed must match the reference built under it."
     ref2 = self.ref.result()
     if 'error' in ref2: return Flag('state_dict_mismatch', f"no reference under the second init seed: {ref2['error']}"[:400])
+    self._reference_on_device(ref2)
     for t, (r, c) in enumerate(zip(ref2['outputs'], msg['outputs2'])):
         f = check_outputs(r, c, self.atol, self.rtol)
         if f: return Flag('state_dict_mismatch', f"correct under one init seed, not under another (trial {t}: {f.detail}): ModelNew's parameters do not follow Model's initialisation")
@@ -424,6 +426,7 @@ def _timed_pairs(self: Evaluator, res: EvalResult, req: dict, kept, keep: int) -
     seeds = [c['seed'] for c in calls]
     r = self.ref.ask({**req, 'cmd': 'outputs', 'seeds': seeds, 'fp64': not self.s.timing.allow_tf32, 'probe': None}, timeout=900)
     if 'error' in r: res.task_failed(f"reference outputs for the timed calls: {r['error']}"); return None
+    self._reference_on_device(r)
     return [(ro, c['out']) for ro, c in zip(r['outputs'], calls)], r.get('ref64')
 
 # %% ../nbs/07_reward.ipynb #61ae751a

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['SHM_DIR', 'SHM_PREFIX', 'SHM_MIN_BYTES', 'SHM_BOX_PREFIX', 'SHM_TENSOR_MIN_BYTES', 'PR_SET_PDEATHSIG',
+__all__ = ['SHM_DIR', 'SHM_PREFIX', 'SHM_MIN_BYTES', 'SHM_BOX_PREFIX', 'SHM_TENSOR_MIN_BYTES', 'STAGE_BYTES', 'PR_SET_PDEATHSIG',
            'PR_SET_DUMPABLE', 'PR_SET_NO_NEW_PRIVS', 'CLONE_NEWNS', 'CLONE_NEWNET', 'CLONE_NEWUSER', 'MS_RDONLY',
            'MS_NOSUID', 'MS_NODEV', 'MS_NOEXEC', 'MS_REMOUNT', 'MS_BIND', 'MS_REC', 'MS_PRIVATE', 'pack', 'unpack',
-           'copy_pinned', 'copy_for_message', 'pack_big', 'message_file_ok', 'unpack_big', 'child_setup', 'tmp_roots',
-           'shm_box', 'sweep_shm', 'drop_capabilities', 'isolate', 'Channel', 'run_child', 'probe_job',
-           'prepare_torch_for_fork', 'zygote_main', 'exit_reason', 'ChildDied', 'Sandbox', 'worker_env',
-           'start_lasting', 'Session']
+           'copy_pinned', 'staging_buffer', 'copy_staged', 'copy_for_message', 'pack_big', 'message_file_ok',
+           'unpack_big', 'child_setup', 'tmp_roots', 'shm_box', 'sweep_shm', 'drop_capabilities', 'isolate', 'Channel',
+           'run_child', 'probe_job', 'prepare_torch_for_fork', 'zygote_main', 'exit_reason', 'ChildDied', 'Sandbox',
+           'worker_env', 'start_lasting', 'Session']
 
 # %% ../nbs/04_sandbox.ipynb #1132f1b6
 def pack(obj) -> bytes:
@@ -82,6 +82,31 @@ def copy_pinned(dst, src) -> bool:
     finally: rt.cudaHostUnregister(ptr)
     return True
 
+# %% ../nbs/04_sandbox.ipynb #41c35371
+STAGE_BYTES = 32 << 20        # the page-locked staging buffer's size at most: larger outputs go through it a chunk at a time
+_staging = None               # this process's staging buffer; False once pinning was refused
+
+def staging_buffer(nbytes: int):
+    "This process's page-locked buffer, grown to `min(nbytes, STAGE_BYTES)` bytes; None where pinning is refused."
+    global _staging
+    import torch
+    want = min(nbytes, STAGE_BYTES)
+    if _staging is False: return None
+    if type(_staging) is not torch.Tensor or not _staging.is_pinned() or _staging.numel() < want:   # a plain pinned tensor, or made anew
+        try: _staging = torch.empty(want, dtype=torch.uint8, pin_memory=True)
+        except RuntimeError: _staging = False; _clear_cuda_error(); return None
+    return _staging
+
+def copy_staged(dst, src) -> bool:
+    "Copy contiguous CUDA `src` into contiguous CPU `dst` a chunk at a time: by DMA into the staging buffer, then a CPU copy out; False (nothing copied) without one."
+    import torch
+    s, d = src.reshape(-1).view(torch.uint8), dst.reshape(-1).view(torch.uint8)
+    if (buf := staging_buffer(s.numel())) is None: return False
+    for off in range(0, s.numel(), buf.numel()):
+        n = min(buf.numel(), s.numel() - off)
+        buf[:n].copy_(s[off:off + n]); d[off:off + n].copy_(buf[:n])     # the first copy waits for the DMA
+    return True
+
 # %% ../nbs/04_sandbox.ipynb #ef727dc7
 def copy_for_message(t):
     "A CPU copy of `t`; a large, plain, contiguous one is written straight into a /dev/shm file, so that sending it moves only its name."
@@ -96,7 +121,7 @@ def copy_for_message(t):
         os.unlink(path); return t.detach().to('cpu', copy=True)
     finally: os.close(fd)
     dst = torch.from_file(path, shared=True, size=nbytes, dtype=torch.uint8).view(t.dtype).view(t.shape)
-    if not (t.is_cuda and copy_pinned(dst, t.detach())): dst.copy_(t.detach())
+    if not (t.is_cuda and (copy_staged(dst, t.detach()) or copy_pinned(dst, t.detach()))): dst.copy_(t.detach())
     _shm_tensors[id(dst)] = (weakref.ref(dst), path)
     weakref.finalize(dst, _drop_unsent, _shm_tensors, id(dst), path)
     return dst

@@ -146,7 +146,7 @@ def test_bf16_task_on_the_gpu(ev):
 
 
 def test_large_cuda_output_copied_by_dma_into_its_message_file(tmp_path):
-    "A large CUDA output reaches its /dev/shm file whole through the locked-pages copy (`copy_pinned`), and travels as a file reference."
+    "A large CUDA output reaches its /dev/shm file whole through the page-locked staging buffer (`copy_staged`), and travels as a file reference."
     import torch
     from cuda_agent_wb import sandbox
     sandbox._shm_out = str(tmp_path)
@@ -156,3 +156,15 @@ def test_large_cuda_output_copied_by_dma_into_its_message_file(tmp_path):
     assert c.device.type == 'cpu' and torch.equal(c, x.cpu()) and os.path.getsize(path) == x.numel() * 4
     del c
     assert not os.path.exists(path)
+
+
+def test_staged_copy_in_chunks_with_a_remainder(tmp_path, monkeypatch):
+    "An output of several staging buffers and part of one (float64, odd length) arrives whole, and so does a bool one."
+    import torch
+    from cuda_agent_wb import sandbox
+    monkeypatch.setattr(sandbox, 'STAGE_BYTES', 1 << 20); monkeypatch.setattr(sandbox, '_staging', None)
+    sandbox._shm_out = str(tmp_path)
+    for x in (torch.randn((5 << 17) + 3, dtype=torch.float64, device='cuda'), torch.randint(0, 2, (3 << 20,), device='cuda').bool()):
+        c = sandbox.copy_for_message(x)
+        assert c.dtype == x.dtype and torch.equal(c, x.cpu())
+    assert sandbox._staging.numel() == 1 << 20 and sandbox._staging.is_pinned()
