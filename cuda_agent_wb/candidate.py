@@ -282,23 +282,23 @@ def _probe_phase(job, state, task, cand, timer) -> dict|None:
     return {'shape': shape, 'outputs': out, 'flags': [[f.name, f.detail] for f in fl]}
 
 # %% ../nbs/06a_candidate.ipynb #318ba725
-def _time_phase(job, chan, task, mod, cand, timer, integrity, order):
-    "Timed calls, refill check and kernel table; sends `timed`."
+def _time_phase(job, chan, task, mod, cand, timer, integrity, order, made):
+    "Timed calls, refill check and kernel table; sends `timed` (`made`: the timer's `timer_state` before any candidate code loaded)."
     dev, tj = job['device'], job['timing']
     sets = [make_inputs(task, mod, s, dev) for s in job['trial_seeds'][:tj['input_sets']]]
     chan.send({'loop_start': True})
     with torch.no_grad(): tm = timer.time_calls(cand, sets, tj['n'], tj['warmup'], keep=int(order.get('keep') or 0), fresh=(fresh := fresh_inputs(task, mod, dev, integrity.pins)))
     chan.send({'loop_end': True})
-    refill = make_inputs(task, mod, job['refill_seed'], dev)
-    for dst, src in zip(sets[0], refill):
+    refill, target = make_inputs(task, mod, job['refill_seed'], dev), tm.pop('last_inputs') or sets[0]   # the buffers of the last timed call
+    for dst, src in zip(target, refill):
         if isinstance(dst, torch.Tensor): dst.copy_(src)
     stored0 = TritonLaunches.stored
-    with torch.no_grad(): refill_out = _to_cpu(cand(*sets[0])); timer.sync()
+    with torch.no_grad(): refill_out = _to_cpu(cand(*target)); timer.sync()
     stored = TritonLaunches.stored - stored0 if (job.get('triton') or {}).get('interpret') else None   # elements its interpreted launches stored, one call
     own0 = OwnCalls.n
     kt = kernel_table(lambda *xs: cand(*xs), sets[-1], dev, calls=2, top=25) if order.get('kernels') else []
     with torch.no_grad(): streams = timer.stream_spans(cand, sets, 10 if statistics.median(tm['device_ms']) < 50 else 3)
-    fl = [f for f in (integrity.check(), check_timed_output_types(tm['foreign']), check_no_tracing_hook(tm['hooked']), check_pins_held(fresh.replaced)) if f]
+    fl = [f for f in (integrity.check(), check_timed_output_types(tm['foreign']), check_no_tracing_hook(tm['hooked']), check_pins_held(fresh.replaced), check_timer_state(timer, made)) if f]
     chan.send({'timed': True, 'timing': summarise(tm), 'loop_s': tm['loop_s'], 'wall_sum_s': sum(tm['wall_ms']) / 1e3,
                'kept': tm['kept'], 'refill': refill_out, 'kernels': kt, 'own_calls': OwnCalls.n - own0 if order.get('kernels') else None, 'spans': streams.get('spans', []), 'order': streams.get('order'), 'autotune': autotune_choices() if job.get('triton') else None,
                'stored': stored, 'out_elements': sum(t.numel() for t in flat_outputs(refill_out)[0] if isinstance(t, torch.Tensor)), 'flags': [[f.name, f.detail] for f in fl]})
@@ -314,7 +314,7 @@ def warm_up(job: dict) -> Timer:
 
 def candidate_main(job: dict, chan):
     "Sandbox child: warm up, then load, verify and (if asked) time the candidate the evaluator sends, reporting each phase."
-    timer = warm_up(job)
+    timer = warm_up(job); made = timer_state(timer)
     job = {**job, **chan.recv()}
     state = ExtState()
     state.rules = job.get('rules', 'cuda-agent')
@@ -324,4 +324,4 @@ def candidate_main(job: dict, chan):
     task, mod, ref_model, cand = loaded
     if 'verify' not in job['stages'] or not _verify_phase(job, chan, state, task, mod, ref_model, cand, timer, integrity): return
     order = chan.recv()
-    if order.get('time'): _time_phase(job, chan, task, mod, cand, timer, integrity, order)
+    if order.get('time'): _time_phase(job, chan, task, mod, cand, timer, integrity, order, made)

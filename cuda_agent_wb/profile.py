@@ -125,6 +125,7 @@ TIMING_METHOD = 'events-behind-gpu-sleep/v2'   # part of the baseline cache key:
 
 class Timer:
     "Flush, synchronise and time calls on one device."
+    __slots__ = ('device', 'cuda', 'flush_buf', 'head_start_ms', '_cycles_per_ms', 'hooked')   # no instance dict: nothing can shadow a method
     def __init__(self, device: str, flush: bool = True):
         self.device, self.cuda = device, torch.device(device).type == 'cuda'
         nbytes = (128 if self.cuda else 64) << 20
@@ -230,9 +231,11 @@ def time_calls(self: Timer, fn, input_sets: list, n: int, warmup: int = 3, keep:
         seed, args = fresh() if fresh else (None, input_sets[i % len(input_sets)])
         d, out = self.time_once(fn, args)
         dev.append(d); kept.offer(i, seed, out)
-        del out, args
+        del out
+        if i < n - 1: del args                                 # the last call's inputs stay: the in-place refill reuses them
     wall = [self.wall_once(fn, input_sets[i % len(input_sets)]) for i in range(n)] if self.cuda else list(dev)
-    return {'device_ms': dev, 'wall_ms': wall, 'kept': kept.result(), 'foreign': kept.foreign, 'hooked': self.hooked, 'loop_s': _perf() - t0, 'head_start_ms': self.head_start_ms}
+    return {'device_ms': dev, 'wall_ms': wall, 'kept': kept.result(), 'foreign': kept.foreign, 'hooked': self.hooked, 'loop_s': _perf() - t0,
+            'head_start_ms': self.head_start_ms, 'last_inputs': args if fresh and n else None}
 
 # %% ../nbs/06_profile.ipynb #84ffdd09
 def _to_cpu(out):
@@ -281,6 +284,7 @@ def foreign_leaf(out) -> str|None:
 
 class KeptCalls:
     "A uniform sample of `k` timed calls' outputs; each call's fate is drawn after it returned."
+    __slots__ = ('k', 'seen', 'calls', 'foreign')                          # like `Timer`: no instance dict to shadow `offer` in
     def __init__(self, k: int = 0): self.k, self.seen, self.calls, self.foreign = k, 0, {}, None
 
 # %% ../nbs/06_profile.ipynb #efb50f33

@@ -19,9 +19,9 @@ __all__ = ['FLAGS', 'REVIEW_FLAGS', 'DEGENERATE_SHARE', 'ALLOWED_OPS', 'LAUNCH_O
            'check_signal', 'trivial_outputs', 'degenerate_reasons', 'rms', 'check_degenerate', 'on_device_of',
            'check_outputs', 'check_deterministic', 'check_inputs_unmutated', 'rel_l2', 'sample_leaves',
            'check_precision', 'check_timed_outputs', 'check_timed_calls_returned', 'check_timed_output_types',
-           'check_no_tracing_hook', 'check_pins_held', 'check_timer_consistency', 'check_speedup_plausible',
-           'op_base_name', 'ForbiddenOpTracer', 'thread_cpu_ns', 'cpu_ms_since', 'check_background_threads', 'Pins',
-           'harness_namespaces', 'HarnessIntegrity', 'snapshot', 'mutated_inputs']
+           'check_no_tracing_hook', 'check_pins_held', 'timer_state', 'check_timer_state', 'check_timer_consistency',
+           'check_speedup_plausible', 'op_base_name', 'ForbiddenOpTracer', 'thread_cpu_ns', 'cpu_ms_since',
+           'check_background_threads', 'Pins', 'harness_namespaces', 'HarnessIntegrity', 'snapshot', 'mutated_inputs']
 
 # %% ../nbs/05_verify.ipynb #f6683a94
 FLAGS = {
@@ -251,6 +251,18 @@ def check_pins_held(replaced: str|None) -> Flag|None:
     "Nothing pinned (`Pins`) was replaced between the timed calls (`replaced`: the first seen before an input draw)."
     if replaced: return Flag('harness_tampered', f"{replaced} was replaced during the timed calls")
 
+
+# %% ../nbs/05_verify.ipynb #5bee0706
+def timer_state(timer) -> tuple:
+    "What must stay as it was made in a timer: its class, device, CUDA flag and flush buffer (by identity)."
+    return (type(timer), timer.device, timer.cuda, timer.flush_buf)
+
+def check_timer_state(timer, made: tuple) -> Flag|None:
+    "The timer is the class it was made as, on the same device, with the same flush buffer (`made`: `timer_state` at the start)."
+    (cls, dev, cuda, buf), now = made, timer_state(timer)
+    same = (now[0] is cls, type(now[1]) is type(dev) and now[1] == dev, now[2] is cuda, now[3] is buf)   # the device's own type compares
+    names = [n for n, ok in zip(('class', 'device', 'CUDA flag', 'flush buffer'), same) if not ok]
+    if names: return Flag('harness_tampered', f"the harness's timer was changed during the timed calls: its {', '.join(names)}")
 
 # %% ../nbs/05_verify.ipynb #3c3667a5
 def check_timer_consistency(child_s: float, parent_s: float, slack_s: float = 0.25) -> Flag|None:

@@ -134,6 +134,13 @@ def test_input_draw_patched_only_between_timed_calls_is_caught(ev):
     assert r.flag_details['harness_tampered'] == 'torch.randn was replaced during the timed calls', r.flag_details
 
 
+def test_timer_made_into_another_class_is_caught(ev):
+    "relu_instance_timer finds the harness's Timer through gc and gives it a time_once of its own (3.0 at 162x, only the review flag, while an instance attribute could shadow the method; now Timer has slots and it swaps the object's class)."
+    r = ev.evaluate(task_of('relu'), SOL / 'relu_instance_timer')
+    assert r.reward == -1 and 'harness_tampered' in r.flags, r.to_dict()
+    assert r.flag_details['harness_tampered'] == "the harness's timer was changed during the timed calls: its class", r.flag_details
+
+
 def test_lower_precision_only_while_timed_is_caught(ev):
     "linear_relu_bf16_timed computes in float32 while verified and rounds the GEMM to bfloat16 in the timed calls (within atol 1e-2)."
     r = ev.evaluate(task_of('linear_relu'), SOL / 'linear_relu_bf16_timed')
