@@ -14,7 +14,7 @@ from .build import _first_error
 from .verify import *
 from .triton_eval import instrument_triton, autotune_choices, TritonLaunches
 from .hacks import trial_fill, fill_garbage_, probe_module, OwnCalls, instrument_builders
-from .profile import Timer, fresh_inputs, set_precision_policy, summarise, kernel_table, _to_cpu
+from .profile import Timer, TimedCallRejected, fresh_inputs, set_precision_policy, summarise, kernel_table, _to_cpu
 
 
 # %% auto #0
@@ -287,7 +287,11 @@ def _time_phase(job, chan, task, mod, cand, timer, integrity, order, made):
     dev, tj = job['device'], job['timing']
     sets = [make_inputs(task, mod, s, dev) for s in job['trial_seeds'][:tj['input_sets']]]
     chan.send({'loop_start': True})
-    with torch.no_grad(): tm = timer.time_calls(cand, sets, tj['n'], tj['warmup'], keep=int(order.get('keep') or 0), fresh=(fresh := fresh_inputs(task, mod, dev, integrity.pins)))
+    try:
+        with torch.no_grad(): tm = timer.time_calls(cand, sets, tj['n'], tj['warmup'], keep=int(order.get('keep') or 0), fresh=fresh_inputs(task, mod, dev, integrity.pins))
+    except TimedCallRejected as e:                         # a verdict the loop could not keep to its end
+        f = e.flag if isinstance(e.flag, Flag) and e.flag.fatal else Flag('harness_tampered', 'the timing loop ended on a verdict that was not one')
+        chan.send({'loop_end': True}); chan.send({'error': f.name, 'detail': f.detail}); return
     chan.send({'loop_end': True})
     refill, target = make_inputs(task, mod, job['refill_seed'], dev), tm.pop('last_inputs') or sets[0]   # the buffers of the last timed call
     for dst, src in zip(target, refill):
@@ -298,7 +302,7 @@ def _time_phase(job, chan, task, mod, cand, timer, integrity, order, made):
     own0 = OwnCalls.n
     kt = kernel_table(lambda *xs: cand(*xs), sets[-1], dev, calls=2, top=25) if order.get('kernels') else []
     with torch.no_grad(): streams = timer.stream_spans(cand, sets, 10 if statistics.median(tm['device_ms']) < 50 else 3)
-    fl = [f for f in (integrity.check(), check_timed_output_types(tm['foreign']), check_no_tracing_hook(tm['hooked']), check_pins_held(fresh.replaced), check_timer_state(timer, made)) if f]
+    fl = [f for f in (integrity.check(), check_timer_state(timer, made)) if f]
     chan.send({'timed': True, 'timing': summarise(tm), 'loop_s': tm['loop_s'], 'wall_sum_s': sum(tm['wall_ms']) / 1e3,
                'kept': tm['kept'], 'refill': refill_out, 'kernels': kt, 'own_calls': OwnCalls.n - own0 if order.get('kernels') else None, 'spans': streams.get('spans', []), 'order': streams.get('order'), 'autotune': autotune_choices() if job.get('triton') else None,
                'stored': stored, 'out_elements': sum(t.numel() for t in flat_outputs(refill_out)[0] if isinstance(t, torch.Tensor)), 'flags': [[f.name, f.detail] for f in fl]})
@@ -308,7 +312,7 @@ def warm_up(job: dict) -> Timer:
     "A candidate process's head start while the evaluator builds: precision, threads, CUDA context, buffers (no kernels)."
     set_precision_policy(job['allow_tf32'])
     torch.set_num_threads(job.get('threads') or torch.get_num_threads())
-    timer = Timer(job['device'], job['timing']['flush'])
+    timer = Timer(job['device'], job['timing']['flush'], guard=True)
     if timer.cuda: torch.empty(POISON_BYTES // 4, device=job['device'])    # the poison block's memory, kept by the caching allocator
     return timer
 

@@ -12,17 +12,17 @@ import torch
 from fastcore.basics import patch
 from .config import get_settings, cache_dir
 from .sandbox import copy_for_message
-from .verify import flat_outputs, _is_plain_tensor
+from .verify import flat_outputs, _is_plain_tensor, check_timed_output_types, check_no_tracing_hook, check_pins_held
 from torch.utils._pytree import tree_map, tree_leaves
 
 # %% auto #0
 __all__ = ['TIMING_METHOD', 'PROFILER_LOCK', 'ATEN_KERNEL_MARKERS', 'ORDER_TOL_NS', 'set_precision_policy', 'device_name',
            'env_fingerprint', 'lock_holders', 'flock_saying', 'device_lock_key', 'DeviceLock', 'Timer', 'cudart',
-           'reset_persisting_l2', 'tracing_hook', 'harness_bits', 'harness_below', 'fresh_inputs', 'foreign_leaf',
-           'KeptCalls', 'calls_for_budget', 'median_ci', 'summarise', 'baseline_key', 'use_compile_cache',
-           'measure_baselines', 'cached_baselines', 'host_load', 'load_changed', 'quiet_stderr', 'kernel_table',
-           'reference_kernel_table', 'torch_kernels', 'profile_records', 'launch_index', 'launched_in', 'call_spans',
-           'call_order', 'order_summary']
+           'reset_persisting_l2', 'tracing_hook', 'TimedCallRejected', 'harness_bits', 'harness_below', 'fresh_inputs',
+           'foreign_leaf', 'KeptCalls', 'calls_for_budget', 'median_ci', 'summarise', 'baseline_key',
+           'use_compile_cache', 'measure_baselines', 'cached_baselines', 'host_load', 'load_changed', 'quiet_stderr',
+           'kernel_table', 'reference_kernel_table', 'torch_kernels', 'profile_records', 'launch_index', 'launched_in',
+           'call_spans', 'call_order', 'order_summary']
 
 # %% ../nbs/06_profile.ipynb #48b7a718
 def set_precision_policy(allow_tf32: bool|str) -> dict:
@@ -125,12 +125,12 @@ TIMING_METHOD = 'events-behind-gpu-sleep/v2'   # part of the baseline cache key:
 
 class Timer:
     "Flush, synchronise and time calls on one device."
-    __slots__ = ('device', 'cuda', 'flush_buf', 'head_start_ms', '_cycles_per_ms', 'hooked')   # no instance dict: nothing can shadow a method
-    def __init__(self, device: str, flush: bool = True):
+    __slots__ = ('device', 'cuda', 'flush_buf', 'head_start_ms', '_cycles_per_ms', 'guard')   # no instance dict: nothing can shadow a method
+    def __init__(self, device: str, flush: bool = True, guard: bool = False):
         self.device, self.cuda = device, torch.device(device).type == 'cuda'
         nbytes = (128 if self.cuda else 64) << 20
         self.flush_buf = torch.empty(nbytes // 4, dtype=torch.float32, device=device) if flush else None
-        self.head_start_ms, self._cycles_per_ms, self.hooked = 0.0, None, None
+        self.head_start_ms, self._cycles_per_ms, self.guard = 0.0, None, guard     # guard: a candidate's timer (`TimedCallRejected`)
     def sync(self):
         if self.cuda: torch.cuda.synchronize(self.device)
     def flush(self):
@@ -194,18 +194,26 @@ def tracing_hook() -> str|None:
         return next((f"sys.monitoring tool {t} ({name})" for t in range(6) if (name := _get_tool(t)) is not None), None)
 
 
+class TimedCallRejected(Exception):
+    "Ends a candidate's timing loop at once with its verdict (`flag`): a verdict kept until the loop ended, the candidate's code could undo."
+    def __init__(self, flag): super().__init__(getattr(flag, 'detail', flag)); self.flag = flag
+
+
 # %% ../nbs/06_profile.ipynb #6c1ca015
 @patch
 def time_once(self: Timer, fn, args) -> tuple[float, object]:
     "Flush, run `fn(*args)` behind the GPU head start, synchronise the device; returns (device ms, output)."
     self.flush()
     if not self.cuda:
-        t0 = _perf(); out = fn(*args); hook = tracing_hook(); t1 = _perf()
-        self.hooked = self.hooked or hook; return (t1 - t0) * 1e3, out
+        t0 = _perf(); out = fn(*args); hook = tracing_hook()
+        if hook is not None and self.guard: raise TimedCallRejected(check_no_tracing_hook(hook))   # at once: a hook can rewrite this frame's variables at its next call
+        t1 = _perf()
+        return (t1 - t0) * 1e3, out
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     self.gpu_sleep(self.head_start_ms)
-    start.record(); out = fn(*args); hook = tracing_hook(); end.record(); self.sync()
-    self.hooked = self.hooked or hook
+    start.record(); out = fn(*args); hook = tracing_hook()
+    if hook is not None and self.guard: raise TimedCallRejected(check_no_tracing_hook(hook))
+    end.record(); self.sync()
     return start.elapsed_time(end), out
 
 # %% ../nbs/06_profile.ipynb #d8304417
@@ -213,8 +221,9 @@ def time_once(self: Timer, fn, args) -> tuple[float, object]:
 def wall_once(self: Timer, fn, args) -> float:
     "Flush, synchronise, run `fn(*args)`, synchronise: milliseconds the caller waits."
     self.flush(); self.sync()
-    t0 = _perf(); out = fn(*args); hook = tracing_hook(); self.sync()
-    self.hooked = self.hooked or hook
+    t0 = _perf(); out = fn(*args); hook = tracing_hook()
+    if hook is not None and self.guard: raise TimedCallRejected(check_no_tracing_hook(hook))
+    self.sync()
     return (_perf() - t0) * 1e3
 
 # %% ../nbs/06_profile.ipynb #1bed42e4
@@ -234,7 +243,7 @@ def time_calls(self: Timer, fn, input_sets: list, n: int, warmup: int = 3, keep:
         del out
         if i < n - 1: del args                                 # the last call's inputs stay: the in-place refill reuses them
     wall = [self.wall_once(fn, input_sets[i % len(input_sets)]) for i in range(n)] if self.cuda else list(dev)
-    return {'device_ms': dev, 'wall_ms': wall, 'kept': kept.result(), 'foreign': kept.foreign, 'hooked': self.hooked, 'loop_s': _perf() - t0,
+    return {'device_ms': dev, 'wall_ms': wall, 'kept': kept.result(), 'loop_s': _perf() - t0,
             'head_start_ms': self.head_start_ms, 'last_inputs': args if fresh and n else None}
 
 # %% ../nbs/06_profile.ipynb #84ffdd09
@@ -259,13 +268,12 @@ def harness_below(n: int) -> int:
 
 # %% ../nbs/06_profile.ipynb #db6cbfd7
 def fresh_inputs(task, mod, dev: str, pins=None):
-    "A draw of new inputs for one timed call: (a seed `harness_bits` picks now, the task's inputs for it); `pins` checked first."
+    "A draw of new inputs for one timed call: (a seed `harness_bits` picks now, the task's inputs for it); `pins` checked first (`TimedCallRejected`)."
     from cuda_agent_wb.tasks import make_inputs
     def draw():
-        if pins is not None and draw.replaced is None: draw.replaced = pins.replaced()    # what the draw goes through
+        if pins is not None and (name := pins.replaced()): raise TimedCallRejected(check_pins_held(name))   # what the draw goes through
         seed = harness_bits(31)
         return seed, make_inputs(task, mod, seed, dev)
-    draw.replaced = None
     return draw
 
 # %% ../nbs/06_profile.ipynb #e2fde453
@@ -284,16 +292,15 @@ def foreign_leaf(out) -> str|None:
 
 class KeptCalls:
     "A uniform sample of `k` timed calls' outputs; each call's fate is drawn after it returned."
-    __slots__ = ('k', 'seen', 'calls', 'foreign')                          # like `Timer`: no instance dict to shadow `offer` in
-    def __init__(self, k: int = 0): self.k, self.seen, self.calls, self.foreign = k, 0, {}, None
+    __slots__ = ('k', 'seen', 'calls')                                     # like `Timer`: no instance dict to shadow `offer` in
+    def __init__(self, k: int = 0): self.k, self.seen, self.calls = k, 0, {}
 
 # %% ../nbs/06_profile.ipynb #efb50f33
 @patch
 def offer(self: KeptCalls, i: int, seed, out):
     "Call `i` (inputs from `seed`, None for a set in rotation): kept with probability k / calls so far, in place of one kept before."
     if not self.k: return
-    if kind := foreign_leaf(out):
-        self.foreign = self.foreign or f"timed call {i} returned a {kind}, not a plain dense torch.Tensor"; return
+    if kind := foreign_leaf(out): raise TimedCallRejected(check_timed_output_types(f"timed call {i} returned a {kind}, not a plain dense torch.Tensor"))
     self.seen += 1
     if len(self.calls) >= self.k:
         if (j := harness_below(self.seen)) >= self.k: return

@@ -444,6 +444,7 @@ def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: di
     sess.recv('profile'); t0 = time.perf_counter()
     sess.recv('profile'); parent_loop = time.perf_counter() - t0
     m = sess.recv('profile')
+    if 'error' in m: res.add_flag(Flag(m['error'] if Flag(m['error']).fatal else 'harness_tampered', m['detail'])); return   # the loop ended on a verdict
     for name, detail in m['flags']: res.add_flag(Flag(name, detail))
     timed = self._timed_pairs(res, req, m.get('kept'), keep)
     if timed is None: return

@@ -240,28 +240,28 @@ def check_timed_calls_returned(kept, keep: int) -> Flag|None:
 
 # %% ../nbs/05_verify.ipynb #402c40f3
 def check_timed_output_types(foreign: str|None) -> Flag|None:
-    "Every timed call returned plain dense tensors (`foreign`: what the first one that did not returned, from `profile.KeptCalls`)."
+    "Every timed call returned plain dense tensors (`foreign`: what the first one that did not returned, from `profile.KeptCalls.offer`)."
     if foreign: return Flag('output_structure', foreign)
 
 def check_no_tracing_hook(hooked: str|None) -> Flag|None:
-    "No trace or profile function or monitoring tool was on the thread when a timed call returned (`profile.Timer.hooked`)."
+    "No trace or profile function or monitoring tool was on the thread when a timed call returned (`hooked`: the one `profile.tracing_hook` saw)."
     if hooked: return Flag('harness_tampered', f"{hooked} was set during a timed call: its code runs after the timer stops")
 
 def check_pins_held(replaced: str|None) -> Flag|None:
-    "Nothing pinned (`Pins`) was replaced between the timed calls (`replaced`: the first seen before an input draw)."
+    "Nothing pinned (`Pins`) was replaced between the timed calls (`replaced`: what `Pins.replaced` named before an input draw)."
     if replaced: return Flag('harness_tampered', f"{replaced} was replaced during the timed calls")
 
 
 # %% ../nbs/05_verify.ipynb #5bee0706
 def timer_state(timer) -> tuple:
-    "What must stay as it was made in a timer: its class, device, CUDA flag and flush buffer (by identity)."
-    return (type(timer), timer.device, timer.cuda, timer.flush_buf)
+    "What must stay as it was made in a timer: its class, device, CUDA flag, flush buffer (by identity) and guard."
+    return (type(timer), timer.device, timer.cuda, timer.flush_buf, timer.guard)
 
 def check_timer_state(timer, made: tuple) -> Flag|None:
     "The timer is the class it was made as, on the same device, with the same flush buffer (`made`: `timer_state` at the start)."
-    (cls, dev, cuda, buf), now = made, timer_state(timer)
-    same = (now[0] is cls, type(now[1]) is type(dev) and now[1] == dev, now[2] is cuda, now[3] is buf)   # the device's own type compares
-    names = [n for n, ok in zip(('class', 'device', 'CUDA flag', 'flush buffer'), same) if not ok]
+    (cls, dev, cuda, buf, guard), now = made, timer_state(timer)
+    same = (now[0] is cls, type(now[1]) is type(dev) and now[1] == dev, now[2] is cuda, now[3] is buf, now[4] is guard)   # the device's own type compares
+    names = [n for n, ok in zip(('class', 'device', 'CUDA flag', 'flush buffer', 'guard'), same) if not ok]
     if names: return Flag('harness_tampered', f"the harness's timer was changed during the timed calls: its {', '.join(names)}")
 
 # %% ../nbs/05_verify.ipynb #3c3667a5

@@ -120,6 +120,13 @@ def test_lazy_output_only_while_timed_is_caught(ev):
     assert r.flag_details['output_structure'].startswith('timed call '), r.flag_details
 
 
+def test_lazy_outputs_whose_note_is_erased_are_caught(ev):
+    "relu_lazy_reset returns lazy outputs on four timed calls in five and erases KeptCalls' note of them from the loop's frames (it passed with no flag while the note waited for the loop's end)."
+    r = ev.evaluate(task_of('relu'), SOL / 'relu_lazy_reset')
+    assert r.reward == -1 and 'output_structure' in r.flags, r.to_dict()
+    assert r.flag_details['output_structure'].startswith('timed call '), r.flag_details
+
+
 def test_work_moved_into_a_profile_hook_is_caught(ev):
     "relu_profile_hook returns an empty buffer from each timed call and fills it from a sys.setprofile hook once the timer stopped (it passed with no flag)."
     r = ev.evaluate(task_of('relu'), SOL / 'relu_profile_hook')
