@@ -75,6 +75,12 @@ def header(page) -> str:
     return page.locator('.cawb-explorer').inner_text().split('turn ', 1)[1].split('\n')[0]
 
 
+def wait_header(page, prefix: str, timeout: int = 90_000):
+    "Wait until the explorer's header starts with `prefix` (a kernel round trip away; on a loaded machine seconds)."
+    page.wait_for_function("(p) => { const e = document.querySelector('.cawb-explorer'); const t = e && e.innerText.split('turn ')[1];"
+                           " return !!t && t.startsWith(p); }", arg=prefix, timeout=timeout)
+
+
 def step_turns(page, k: int):
     "Focus the turn slider and press the right arrow `k` times (as a user steps through turns)."
     page.locator('.cawb-explorer .noUi-handle, .cawb-explorer .ui-slider-handle').first.click()
@@ -94,7 +100,7 @@ def test_explorer_on_a_passing_run(lab):
         browser, page = run_notebook(p, url, token, explorer_copy('explore_passing', ROOT/'data/trajectories/cpu'))
         assert header(page).startswith('1 of'), header(page)
         shot(page, 'explorer.png')
-        step_turns(page, 4)
+        step_turns(page, 4); wait_header(page, '5 of')
         assert header(page).startswith('5 of'), header(page)                         # the slider's turn is the header's turn
         assert "{'" not in header(page) and 'None' not in header(page)
         shot(page, 'explorer_passing_turn5.png')
@@ -104,7 +110,9 @@ def test_explorer_on_a_passing_run(lab):
         bars.nth(0).scroll_into_view_if_needed(); page.wait_for_timeout(500)
         box = bars.nth(0).bounding_box()
         page.mouse.click(box['x'] + box['width'] / 2, box['y'] + box['height'] * 0.7)   # the tallest bar
-        page.wait_for_timeout(2500)
+        page.wait_for_function("(first) => document.querySelectorAll('.cawb-explorer select')[3].value !== first", arg=first, timeout=90_000)
+        wait_header(page, '1 of')
+        page.wait_for_function("() => { const t = document.querySelector('.cawb-explorer').getBoundingClientRect().top; return t > -50 && t < 400; }", timeout=90_000)
         assert page.locator('.cawb-explorer select').nth(3).input_value() != first  # that trajectory opened
         assert header(page).startswith('1 of'), header(page)
         top = page.evaluate("document.querySelector('.cawb-explorer').getBoundingClientRect().top")
@@ -125,12 +133,12 @@ def test_explorer_on_a_failing_run(lab, tmp_path):
         page.wait_for_function("document.body.innerText.includes('What failed and why')", timeout=60_000)
         assert 'nothing to plot' in page.inner_text('.jp-NotebookPanel')          # no correct solution: said, not blank
         shot(page, 'explorer_failing.png')
-        step_turns(page, 3)
+        step_turns(page, 3); wait_header(page, '4 of 7')
         assert header(page).startswith('4 of 7'), header(page)                       # the compile that failed
         panel = page.locator('.cawb-explorer').inner_text()
         assert 'kernels/relu.cpp:6:' in panel and 'builds/src' not in panel, panel[:3000]
         shot(page, 'explorer_failing_turn4.png')
-        step_turns(page, 2)
+        step_turns(page, 2); wait_header(page, '6 of 7')
         assert header(page).startswith('6 of 7') and 'incorrect_output' in page.locator('.cawb-explorer').inner_text()
         shot(page, 'explorer_failing_turn6.png')
         assert page.locator('.cawb-explorer select').nth(2).evaluate('s => s.selectedIndex >= 0 ? s.options[s.selectedIndex].text : ""') == 'any'
