@@ -289,9 +289,8 @@ def _time_phase(job, chan, task, mod, cand, timer, integrity, order, made):
     chan.send({'loop_start': True})
     try:
         with torch.no_grad(): tm = timer.time_calls(cand, sets, tj['n'], tj['warmup'], keep=int(order.get('keep') or 0), fresh=fresh_inputs(task, mod, dev, integrity.pins))
-    except TimedCallRejected as e:                         # a verdict the loop could not keep to its end
-        f = e.flag if isinstance(e.flag, Flag) and e.flag.fatal else Flag('harness_tampered', 'the timing loop ended on a verdict that was not one')
-        chan.send({'loop_end': True}); chan.send({'error': f.name, 'detail': f.detail}); return
+    except TimedCallRejected as e:                         # a verdict the loop could not keep to its end; the evaluator judges its name
+        chan.send({'loop_end': True}); chan.send({'error': e.flag.name, 'detail': e.flag.detail}); return
     chan.send({'loop_end': True})
     refill, target = make_inputs(task, mod, job['refill_seed'], dev), tm.pop('last_inputs') or sets[0]   # the buffers of the last timed call
     for dst, src in zip(target, refill):

@@ -258,7 +258,7 @@ def timer_state(timer) -> tuple:
     return (type(timer), timer.device, timer.cuda, timer.flush_buf, timer.guard)
 
 def check_timer_state(timer, made: tuple) -> Flag|None:
-    "The timer is the class it was made as, on the same device, with the same flush buffer (`made`: `timer_state` at the start)."
+    "The timer is the class it was made as, with the same device, CUDA flag, flush buffer and guard (`made`: `timer_state` at the start)."
     (cls, dev, cuda, buf, guard), now = made, timer_state(timer)
     same = (now[0] is cls, type(now[1]) is type(dev) and now[1] == dev, now[2] is cuda, now[3] is buf, now[4] is guard)   # the device's own type compares
     names = [n for n, ok in zip(('class', 'device', 'CUDA flag', 'flush buffer', 'guard'), same) if not ok]
