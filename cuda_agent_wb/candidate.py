@@ -282,13 +282,13 @@ def _probe_phase(job, state, task, cand, timer) -> dict|None:
     return {'shape': shape, 'outputs': out, 'flags': [[f.name, f.detail] for f in fl]}
 
 # %% ../nbs/06a_candidate.ipynb #318ba725
-def _time_phase(job, chan, task, mod, cand, timer, integrity, order, made):
-    "Timed calls, refill check and kernel table; sends `timed` (`made`: the timer's `timer_state` before any candidate code loaded)."
+def _time_phase(job, chan, task, mod, cand, timer, integrity, order, made, tell):
+    "Timed calls, refill check and kernel table; sends `timed` (`made`: the timer's `timer_state`, `tell`: `chan.send`, both taken before any candidate code loaded)."
     dev, tj = job['device'], job['timing']
     sets = [make_inputs(task, mod, s, dev) for s in job['trial_seeds'][:tj['input_sets']]]
     chan.send({'loop_start': True})
     try:
-        with torch.no_grad(): tm = timer.time_calls(cand, sets, tj['n'], tj['warmup'], keep=int(order.get('keep') or 0), fresh=fresh_inputs(task, mod, dev, integrity.pins))
+        with torch.no_grad(): tm = timer.time_calls(cand, sets, tj['n'], tj['warmup'], keep=int(order.get('keep') or 0), fresh=fresh_inputs(task, mod, dev, integrity.pins), tell=tell)
     except TimedCallRejected as e:                         # a verdict the loop could not keep to its end; the evaluator judges its name
         chan.send({'loop_end': True}); chan.send({'error': e.flag.name, 'detail': e.flag.detail}); return
     chan.send({'loop_end': True})
@@ -317,7 +317,7 @@ def warm_up(job: dict) -> Timer:
 
 def candidate_main(job: dict, chan):
     "Sandbox child: warm up, then load, verify and (if asked) time the candidate the evaluator sends, reporting each phase."
-    timer = warm_up(job); made = timer_state(timer)
+    timer = warm_up(job); made, tell = timer_state(timer), chan.send
     job = {**job, **chan.recv()}
     state = ExtState()
     state.rules = job.get('rules', 'cuda-agent')
@@ -327,4 +327,4 @@ def candidate_main(job: dict, chan):
     task, mod, ref_model, cand = loaded
     if 'verify' not in job['stages'] or not _verify_phase(job, chan, state, task, mod, ref_model, cand, timer, integrity): return
     order = chan.recv()
-    if order.get('time'): _time_phase(job, chan, task, mod, cand, timer, integrity, order, made)
+    if order.get('time'): _time_phase(job, chan, task, mod, cand, timer, integrity, order, made, tell)

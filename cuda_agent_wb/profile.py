@@ -12,17 +12,17 @@ import torch
 from fastcore.basics import patch
 from .config import get_settings, cache_dir
 from .sandbox import copy_for_message
-from .verify import flat_outputs, _is_plain_tensor, check_timed_output_types, check_no_tracing_hook, check_pins_held
+from .verify import flat_outputs, _is_plain_tensor, check_timed_output_types, check_no_tracing_hook, check_pins_held, bits_at
 from torch.utils._pytree import tree_map, tree_leaves
 
 # %% auto #0
 __all__ = ['TIMING_METHOD', 'PROFILER_LOCK', 'ATEN_KERNEL_MARKERS', 'ORDER_TOL_NS', 'set_precision_policy', 'device_name',
            'env_fingerprint', 'lock_holders', 'flock_saying', 'device_lock_key', 'DeviceLock', 'Timer', 'cudart',
            'reset_persisting_l2', 'tracing_hook', 'TimedCallRejected', 'harness_bits', 'harness_below', 'fresh_inputs',
-           'foreign_leaf', 'KeptCalls', 'calls_for_budget', 'median_ci', 'summarise', 'baseline_key',
-           'use_compile_cache', 'measure_baselines', 'cached_baselines', 'host_load', 'load_changed', 'quiet_stderr',
-           'kernel_table', 'reference_kernel_table', 'torch_kernels', 'profile_records', 'launch_index', 'launched_in',
-           'call_spans', 'call_order', 'order_summary']
+           'foreign_leaf', 'kept_fingerprint', 'KeptCalls', 'calls_for_budget', 'median_ci', 'summarise',
+           'baseline_key', 'use_compile_cache', 'measure_baselines', 'cached_baselines', 'host_load', 'load_changed',
+           'quiet_stderr', 'kernel_table', 'reference_kernel_table', 'torch_kernels', 'profile_records', 'launch_index',
+           'launched_in', 'call_spans', 'call_order', 'order_summary']
 
 # %% ../nbs/06_profile.ipynb #48b7a718
 def set_precision_policy(allow_tf32: bool|str) -> dict:
@@ -228,14 +228,14 @@ def wall_once(self: Timer, fn, args) -> float:
 
 # %% ../nbs/06_profile.ipynb #1bed42e4
 @patch
-def time_calls(self: Timer, fn, input_sets: list, n: int, warmup: int = 3, keep: int = 0, budget_s: float = 0.0, fresh=None) -> dict:
-    "Warm up, then time `n` calls (fewer past `budget_s`) on `fresh()` inputs, else rotating `input_sets`; `keep` of them (`KeptCalls`) come back on CPU."
+def time_calls(self: Timer, fn, input_sets: list, n: int, warmup: int = 3, keep: int = 0, budget_s: float = 0.0, fresh=None, tell=None) -> dict:
+    "Warm up, then time `n` calls (fewer past `budget_s`) on `fresh()` inputs, else rotating `input_sets`; `keep` of them (`KeptCalls`, fingerprints to `tell`) come back on CPU."
     host = []
     for i in range(max(warmup, 2)):
         self.sync(); t0 = _perf(); fn(*input_sets[i % len(input_sets)]); host.append(_perf() - t0)
     self.sync(); self.head_start_ms = min(2e3 * max(host[1:]) + 0.02, 50.0)
     n = calls_for_budget(n, min(host[1:]) + self.head_start_ms / 1e3, budget_s)
-    dev, kept, t0 = [], KeptCalls(keep), _perf()
+    dev, kept, t0 = [], KeptCalls(keep, tell), _perf()
     for i in range(n):
         seed, args = fresh() if fresh else (None, input_sets[i % len(input_sets)])
         d, out = self.time_once(fn, args)
@@ -290,10 +290,19 @@ def foreign_leaf(out) -> str|None:
     "The type of the first leaf of `out` that is not a plain dense tensor (a subclass runs its own code when copied), else None."
     return next((type(x).__name__ for x in flat_outputs(out)[0] if not _is_plain_tensor(x)), None)
 
+def kept_fingerprint(out, k: int = 256) -> list:
+    "For each tensor in `out`: `k` flat positions drawn now (`_urandom`) and the bytes of its values there (`verify.bits_at`)."
+    leaves = []
+    for t in (x for x in flat_outputs(out)[0] if isinstance(x, torch.Tensor)):
+        raw = torch.frombuffer(bytearray(_urandom(8 * k)), dtype=torch.int64) if t.numel() else torch.zeros(0, dtype=torch.int64)
+        pos = (raw & (2**62 - 1)) % max(t.numel(), 1)
+        leaves.append((pos, bits_at(t, pos)))
+    return leaves
+
 class KeptCalls:
-    "A uniform sample of `k` timed calls' outputs; each call's fate is drawn after it returned."
-    __slots__ = ('k', 'seen', 'calls')                                     # like `Timer`: no instance dict to shadow `offer` in
-    def __init__(self, k: int = 0): self.k, self.seen, self.calls = k, 0, {}
+    "A uniform sample of `k` timed calls' outputs; each call's fate is drawn after it returned, and `tell` gets a fingerprint of each one kept."
+    __slots__ = ('k', 'seen', 'calls', 'tell')                             # like `Timer`: no instance dict to shadow `offer` in
+    def __init__(self, k: int = 0, tell=None): self.k, self.seen, self.calls, self.tell = k, 0, {}, tell
 
 # %% ../nbs/06_profile.ipynb #efb50f33
 @patch
@@ -306,6 +315,7 @@ def offer(self: KeptCalls, i: int, seed, out):
         if (j := harness_below(self.seen)) >= self.k: return
         del self.calls[sorted(self.calls)[j]]
     self.calls[i] = dict(seed=seed, out=_snapshot(out))
+    if self.tell is not None: self.tell({'kept_sample': i, 'leaves': kept_fingerprint(self.calls[i]['out'])})   # out of the process before its code runs again
 
 @patch
 def result(self: KeptCalls) -> dict:

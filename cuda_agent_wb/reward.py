@@ -429,6 +429,15 @@ def _timed_pairs(self: Evaluator, res: EvalResult, req: dict, kept, keep: int) -
     self._reference_on_device(r)
     return [(ro, c['out']) for ro, c in zip(r['outputs'], calls)], r.get('ref64')
 
+# %% ../nbs/07_reward.ipynb #a3c6a3d9
+@patch
+def _kept_samples(self: Evaluator, sess: Session, most: int = 10_000) -> dict:
+    "The fingerprints the candidate's harness sent of each timed call it kept, {call: leaves} ('twice' where one came again), read until the loop's end."
+    samples = {}
+    while isinstance(m := sess.recv('profile'), dict) and 'kept_sample' in m:      # anything else ends the loop, as `loop_end` does
+        if len(samples) < most: samples[m['kept_sample']] = 'twice' if m['kept_sample'] in samples else m.get('leaves')
+    return samples
+
 # %% ../nbs/07_reward.ipynb #61ae751a
 @patch
 def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: dict):
@@ -442,10 +451,11 @@ def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: di
     sess.set_limit(*self.phase_limit(ref, 'profile', tj['warmup'] + 2 * tj['n'] + 12, draws=tj['n']))
     sess.send({'time': True, 'keep': keep, 'kernels': self.kernel_breakdown})
     sess.recv('profile'); t0 = time.perf_counter()
-    sess.recv('profile'); parent_loop = time.perf_counter() - t0
+    samples = self._kept_samples(sess); parent_loop = time.perf_counter() - t0
     m = sess.recv('profile')
     if 'error' in m: res.add_flag(Flag(m['error'] if Flag(m['error']).fatal else 'harness_tampered', m['detail'])); return   # the loop ended on a verdict
     for name, detail in m['flags']: res.add_flag(Flag(name, detail))
+    res.add_flag(check_kept_copies(m.get('kept'), samples))
     timed = self._timed_pairs(res, req, m.get('kept'), keep)
     if timed is None: return
     (pairs, ref64), tail = timed, [(ref['outputs'][-1], m['refill'])]

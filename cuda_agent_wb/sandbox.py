@@ -356,6 +356,7 @@ def isolate(writable: list, visible=(), box: str|None = None) -> dict:
 # %% ../nbs/04_sandbox.ipynb #5c8eec31
 class Channel:
     "Packed messages over a multiprocessing Connection."
+    __slots__ = ('conn',)                               # no instance dict: a candidate cannot shadow `send` on the harness's channel
     def __init__(self, conn): self.conn = conn
     def send(self, obj): self.conn.send_bytes(pack_big(obj))
     def recv(self, timeout=None):

@@ -18,10 +18,11 @@ __all__ = ['FLAGS', 'REVIEW_FLAGS', 'DEGENERATE_SHARE', 'ALLOWED_OPS', 'LAUNCH_O
            'check_output_structure', 'check_shapes', 'check_dtypes', 'check_finite', 'check_close', 'dtype_tolerance',
            'check_signal', 'trivial_outputs', 'degenerate_reasons', 'rms', 'check_degenerate', 'on_device_of',
            'check_outputs', 'check_deterministic', 'check_inputs_unmutated', 'rel_l2', 'sample_leaves',
-           'check_precision', 'check_timed_outputs', 'check_timed_calls_returned', 'check_timed_output_types',
-           'check_no_tracing_hook', 'check_pins_held', 'timer_state', 'check_timer_state', 'check_timer_consistency',
-           'check_speedup_plausible', 'op_base_name', 'ForbiddenOpTracer', 'thread_cpu_ns', 'cpu_ms_since',
-           'check_background_threads', 'Pins', 'harness_namespaces', 'HarnessIntegrity', 'snapshot', 'mutated_inputs']
+           'check_precision', 'check_timed_outputs', 'check_timed_calls_returned', 'bits_at', 'check_kept_copies',
+           'check_timed_output_types', 'check_no_tracing_hook', 'check_pins_held', 'timer_state', 'check_timer_state',
+           'check_timer_consistency', 'check_speedup_plausible', 'op_base_name', 'ForbiddenOpTracer', 'thread_cpu_ns',
+           'cpu_ms_since', 'check_background_threads', 'Pins', 'harness_namespaces', 'HarnessIntegrity', 'snapshot',
+           'mutated_inputs']
 
 # %% ../nbs/05_verify.ipynb #f6683a94
 FLAGS = {
@@ -238,6 +239,32 @@ def check_timed_calls_returned(kept, keep: int) -> Flag|None:
     if len(calls) < keep or not all(type(s) is int and 0 <= s < 2**31 for s in seeds):
         return Flag('timed_output_mismatch', f"{len(calls)} of the {keep} checked timed calls came back with the seed of their inputs")
 
+# %% ../nbs/05_verify.ipynb #b4da8a20
+def bits_at(t: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
+    "The raw bytes of `t`'s values at flat positions `pos`, on the CPU."
+    vals = t.reshape(-1)[pos.to(t.device)].contiguous()
+    return (vals.view(torch.uint8) if vals.dtype != torch.bool else vals.to(torch.uint8)).cpu()
+
+# %% ../nbs/05_verify.ipynb #e963a736
+def _kept_leaves_changed(out, leaves) -> int|None:
+    "How many sampled values of `out`'s tensors differ from `leaves` ([(positions, bytes)] per tensor); None when they cannot be compared."
+    try:
+        ts = [t for t in flat_outputs(out)[0] if isinstance(t, torch.Tensor)]
+        if len(ts) != len(leaves): return None
+        return sum(int((bits_at(t, p).view(-1, max(1, t.element_size())) != b.view(-1, max(1, t.element_size()))).any(1).sum())
+                   for t, (p, b) in zip(ts, leaves))
+    except Exception: return None
+
+def check_kept_copies(kept, samples: dict) -> Flag|None:
+    "Every kept timed call's output still holds the bits the harness sampled from it when it kept it (`samples`: {call: leaves})."
+    for i, c in (kept.items() if isinstance(kept, dict) else []):
+        if not isinstance(c, dict): continue                       # a malformed call: `check_timed_calls_returned` says so
+        if i not in samples: return Flag('harness_tampered', f"timed call {i} came back as kept, but the harness sent no sample of it when it kept it")
+        if isinstance(samples[i], str): return Flag('harness_tampered', f"two samples of timed call {i} came from the candidate's process: one was not the harness's")
+        n = _kept_leaves_changed(c.get('out'), samples[i])
+        if n is None: return Flag('harness_tampered', f"timed call {i}'s kept output does not match the shape of the sample the harness sent")
+        if n: return Flag('harness_tampered', f"timed call {i}'s kept output was changed after the harness kept it: {n} of {sum(len(p) for p, _ in samples[i])} sampled values differ")
+
 # %% ../nbs/05_verify.ipynb #402c40f3
 def check_timed_output_types(foreign: str|None) -> Flag|None:
     "Every timed call returned plain dense tensors (`foreign`: what the first one that did not returned, from `profile.KeptCalls.offer`)."
@@ -407,8 +434,10 @@ def replaced(self: Pins) -> str|None:
 def harness_namespaces() -> dict:
     "The live namespaces a timed call's inputs and timing go through: torch's, the Tensor class's, builtins, the harness's modules and classes."
     import builtins, torch.nn.functional as F
+    import multiprocessing.connection as mpc           # the channel the harness tells the evaluator through (`sandbox.Channel`)
     spaces = {'torch': vars(torch), 'torch.Tensor': vars(torch.Tensor), 'torch.cuda': vars(torch.cuda), 'torch.random': vars(torch.random),
-              'torch.nn.functional': vars(F), 'builtins': vars(builtins), 'torch.cuda.Event': vars(torch.cuda.Event)}
+              'torch.nn.functional': vars(F), 'builtins': vars(builtins), 'torch.cuda.Event': vars(torch.cuda.Event),
+              'multiprocessing.connection.Connection': vars(mpc.Connection), 'multiprocessing.connection._ConnectionBase': vars(mpc._ConnectionBase)}
     mods = {m: sys.modules[m] for m in HARNESS_MODULES if m in sys.modules}
     classes = {f"{m}.{k}": vars(v) for m, mod in mods.items() for k, v in vars(mod).items() if isinstance(v, type) and v.__module__ == m}
     return {**spaces, **{m: vars(mod) for m, mod in mods.items()}, **classes}

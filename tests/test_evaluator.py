@@ -127,6 +127,13 @@ def test_lazy_outputs_whose_note_is_erased_are_caught(ev):
     assert r.flag_details['output_structure'].startswith('timed call '), r.flag_details
 
 
+def test_kept_copies_mended_after_the_call_are_caught(ev):
+    "relu_kept_rewrite does no work in its timed calls and overwrites the harness's kept copies with the right output from the next call (it passed with no flag: the copies checked at the end were right)."
+    r = ev.evaluate(task_of('relu'), SOL / 'relu_kept_rewrite')
+    assert r.reward == -1 and 'harness_tampered' in r.flags, r.to_dict()
+    assert "kept output was changed after the harness kept it" in r.flag_details['harness_tampered'], r.flag_details
+
+
 def test_work_moved_into_a_profile_hook_is_caught(ev):
     "relu_profile_hook returns an empty buffer from each timed call and fills it from a sys.setprofile hook once the timer stopped (it passed with no flag)."
     r = ev.evaluate(task_of('relu'), SOL / 'relu_profile_hook')
