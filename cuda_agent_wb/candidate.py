@@ -14,7 +14,7 @@ from .build import _first_error
 from .verify import *
 from .triton_eval import instrument_triton, autotune_choices, TritonLaunches
 from .hacks import trial_fill, fill_garbage_, probe_module, OwnCalls, instrument_builders
-from .profile import Timer, TimedCallRejected, fresh_inputs, set_precision_policy, summarise, kernel_table, _to_cpu
+from .profile import Timer, TimedCallRejected, fresh_inputs, set_precision_policy, summarise, kernel_table, _to_cpu, refuse_audit_hooks
 
 
 # %% auto #0
@@ -288,7 +288,7 @@ def _time_phase(job, chan, task, mod, cand, timer, integrity, order, made, tell)
     sets = [make_inputs(task, mod, s, dev) for s in job['trial_seeds'][:tj['input_sets']]]
     chan.send({'loop_start': True})
     try:
-        with torch.no_grad(): tm = timer.time_calls(cand, sets, tj['n'], tj['warmup'], keep=int(order.get('keep') or 0), fresh=fresh_inputs(task, mod, dev, integrity.pins), tell=tell)
+        with torch.no_grad(): tm = timer.time_calls(cand, sets, tj['n'], tj['warmup'], keep=int(order.get('keep') or 0), fresh=fresh_inputs(task, mod, dev, integrity.pins), tell=tell, pins=integrity.pins)
     except TimedCallRejected as e:                         # a verdict the loop could not keep to its end; the evaluator judges its name
         chan.send({'loop_end': True}); chan.send({'error': e.flag.name, 'detail': e.flag.detail}); return
     chan.send({'loop_end': True})
@@ -311,6 +311,7 @@ def warm_up(job: dict) -> Timer:
     "A candidate process's head start while the evaluator builds: precision, threads, CUDA context, buffers (no kernels)."
     set_precision_policy(job['allow_tf32'])
     torch.set_num_threads(job.get('threads') or torch.get_num_threads())
+    sys.addaudithook(refuse_audit_hooks)                 # first and last: the candidate's code gets none
     timer = Timer(job['device'], job['timing']['flush'], guard=True)
     if timer.cuda: torch.empty(POISON_BYTES // 4, device=job['device'])    # the poison block's memory, kept by the caching allocator
     return timer

@@ -6,19 +6,20 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/profile.html.md"""
 
 # %% ../nbs/06_profile.ipynb #ae018c71
 from __future__ import annotations
-import functools, hashlib, json, math, os, platform, statistics, sys, time, types
+import contextlib, functools, gc, hashlib, json, math, operator, os, platform, signal, statistics, sys, time, types
 from pathlib import Path
 import torch
 from fastcore.basics import patch
 from .config import get_settings, cache_dir
 from .sandbox import copy_for_message
-from .verify import flat_outputs, _is_plain_tensor, check_timed_output_types, check_no_tracing_hook, check_pins_held, bits_at
+from .verify import flat_outputs, _is_plain_tensor, check_timed_output_types, check_no_tracing_hook, check_pins_held, bits_at, Flag
 from torch.utils._pytree import tree_map, tree_leaves
 
 # %% auto #0
 __all__ = ['TIMING_METHOD', 'PROFILER_LOCK', 'ATEN_KERNEL_MARKERS', 'ORDER_TOL_NS', 'set_precision_policy', 'device_name',
            'env_fingerprint', 'lock_holders', 'flock_saying', 'device_lock_key', 'DeviceLock', 'Timer', 'cudart',
-           'reset_persisting_l2', 'tracing_hook', 'TimedCallRejected', 'harness_bits', 'harness_below', 'fresh_inputs',
+           'reset_persisting_l2', 'tracing_hook', 'TimedCallRejected', 'signal_handlers', 'deferred_hook',
+           'no_automatic_gc', 'refuse_audit_hooks', 'call_left_behind', 'harness_bits', 'harness_below', 'fresh_inputs',
            'foreign_leaf', 'kept_fingerprint', 'KeptCalls', 'calls_for_budget', 'median_ci', 'summarise',
            'baseline_key', 'use_compile_cache', 'measure_baselines', 'cached_baselines', 'host_load', 'load_changed',
            'quiet_stderr', 'kernel_table', 'reference_kernel_table', 'torch_kernels', 'profile_records', 'launch_index',
@@ -121,7 +122,7 @@ class DeviceLock:
 
 # %% ../nbs/06_profile.ipynb #baee3b3a
 _perf = time.perf_counter
-TIMING_METHOD = 'events-behind-gpu-sleep/v2'   # part of the baseline cache key: a new method re-measures baselines
+TIMING_METHOD = 'events-behind-gpu-sleep/v3'   # part of the baseline cache key: a new method re-measures baselines (v3: no automatic gc in the loop)
 
 class Timer:
     "Flush, synchronise and time calls on one device."
@@ -199,6 +200,33 @@ class TimedCallRejected(Exception):
     def __init__(self, flag): super().__init__(getattr(flag, 'detail', flag)); self.flag = flag
 
 
+# %% ../nbs/06_profile.ipynb #186fd685
+_SIGNALS = sorted(signal.valid_signals())
+_ITIMERS = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
+
+def signal_handlers() -> tuple:
+    "This process's signal handlers, one per signal."
+    return tuple(map(signal.getsignal, _SIGNALS))
+
+def deferred_hook(handlers: tuple) -> str|None:
+    "What a call left that runs Python inside the harness later: automatic gc, a gc callback, a new signal handler or an interval timer (`handlers`: `signal_handlers()` before)."
+    if gc.isenabled(): return 'gc.enable (automatic collection runs finalizers and gc callbacks)'
+    if gc.callbacks: return f"gc.callbacks ({len(gc.callbacks)})"
+    if any(map(operator.is_not, signal_handlers(), handlers)): return 'signal.signal'
+    if any(signal.getitimer(w)[0] for w in _ITIMERS): return 'signal.setitimer'
+
+@contextlib.contextmanager
+def no_automatic_gc():
+    "Automatic garbage collection off inside, restored after."
+    on = gc.isenabled(); gc.disable()
+    try: yield
+    finally:
+        if on: gc.enable()
+
+def refuse_audit_hooks(event: str, args):
+    "An audit hook that refuses every later one (a candidate's would run inside the harness at each audited event)."
+    if event == 'sys.addaudithook': raise RuntimeError("a candidate process takes no audit hooks")
+
 # %% ../nbs/06_profile.ipynb #6c1ca015
 @patch
 def time_once(self: Timer, fn, args) -> tuple[float, object]:
@@ -226,25 +254,33 @@ def wall_once(self: Timer, fn, args) -> float:
     self.sync()
     return (_perf() - t0) * 1e3
 
+# %% ../nbs/06_profile.ipynb #bf6ba2f0
+def call_left_behind(handlers: tuple, pins=None) -> Flag|None:
+    "What a timed call left for after it returned: Python that runs inside the harness (`deferred_hook`), or a pinned entry it replaced (`pins`)."
+    if hooked := deferred_hook(handlers): return check_no_tracing_hook(hooked)
+    if pins is not None and (name := pins.replaced()): return check_pins_held(name)
+
 # %% ../nbs/06_profile.ipynb #1bed42e4
 @patch
-def time_calls(self: Timer, fn, input_sets: list, n: int, warmup: int = 3, keep: int = 0, budget_s: float = 0.0, fresh=None, tell=None) -> dict:
+def time_calls(self: Timer, fn, input_sets: list, n: int, warmup: int = 3, keep: int = 0, budget_s: float = 0.0, fresh=None, tell=None, pins=None) -> dict:
     "Warm up, then time `n` calls (fewer past `budget_s`) on `fresh()` inputs, else rotating `input_sets`; `keep` of them (`KeptCalls`, fingerprints to `tell`) come back on CPU."
-    host = []
-    for i in range(max(warmup, 2)):
-        self.sync(); t0 = _perf(); fn(*input_sets[i % len(input_sets)]); host.append(_perf() - t0)
-    self.sync(); self.head_start_ms = min(2e3 * max(host[1:]) + 0.02, 50.0)
-    n = calls_for_budget(n, min(host[1:]) + self.head_start_ms / 1e3, budget_s)
-    dev, kept, t0 = [], KeptCalls(keep, tell), _perf()
-    for i in range(n):
-        seed, args = fresh() if fresh else (None, input_sets[i % len(input_sets)])
-        d, out = self.time_once(fn, args)
-        dev.append(d); kept.offer(i, seed, out)
-        del out
-        if i < n - 1: del args                                 # the last call's inputs stay: the in-place refill reuses them
-    wall = [self.wall_once(fn, input_sets[i % len(input_sets)]) for i in range(n)] if self.cuda else list(dev)
-    return {'device_ms': dev, 'wall_ms': wall, 'kept': kept.result(), 'loop_s': _perf() - t0,
-            'head_start_ms': self.head_start_ms, 'last_inputs': args if fresh and n else None}
+    host, handlers = [], signal_handlers()
+    with no_automatic_gc():
+        for i in range(max(warmup, 2)):
+            self.sync(); t0 = _perf(); fn(*input_sets[i % len(input_sets)]); host.append(_perf() - t0)
+        self.sync(); self.head_start_ms = min(2e3 * max(host[1:]) + 0.02, 50.0)
+        n = calls_for_budget(n, min(host[1:]) + self.head_start_ms / 1e3, budget_s)
+        dev, kept, t0 = [], KeptCalls(keep, tell), _perf()
+        for i in range(n):
+            seed, args = fresh() if fresh else (None, input_sets[i % len(input_sets)])
+            d, out = self.time_once(fn, args)
+            if self.guard and (f := call_left_behind(handlers, pins)): raise TimedCallRejected(f)   # before the harness touches the output
+            dev.append(d); kept.offer(i, seed, out)
+            del out
+            if i < n - 1: del args                             # the last call's inputs stay: the in-place refill reuses them
+        wall = [self.wall_once(fn, input_sets[i % len(input_sets)]) for i in range(n)] if self.cuda else list(dev)
+        return {'device_ms': dev, 'wall_ms': wall, 'kept': kept.result(), 'loop_s': _perf() - t0,
+                'head_start_ms': self.head_start_ms, 'last_inputs': args if fresh and n else None}
 
 # %% ../nbs/06_profile.ipynb #84ffdd09
 def _to_cpu(out):

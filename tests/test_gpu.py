@@ -50,6 +50,7 @@ def test_cuda_solution_accepted_with_speedups(ev, task_name, sol):
     ('relu', 'relu_patch_randn_restore', {'harness_tampered'}),
     ('relu', 'relu_instance_timer', {'harness_tampered', 'timer_inconsistent'}),
     ('relu', 'relu_kept_rewrite', {'harness_tampered'}),
+    ('relu', 'relu_gc_mend', {'harness_tampered'}),
     ('relu', 'relu_torch_python', {'forbidden_op'}),
     ('relu', 'relu_uninitialized', {'nan_inf'}),
     ('relu', 'relu_fmax_uninitialized', {'incorrect_output', 'nan_inf'}),
