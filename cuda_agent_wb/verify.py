@@ -439,7 +439,7 @@ def harness_namespaces() -> dict:
     spaces = {'torch': vars(torch), 'torch.Tensor': vars(torch.Tensor), 'torch.cuda': vars(torch.cuda), 'torch.random': vars(torch.random),
               'torch.nn.functional': vars(F), 'builtins': vars(builtins), 'torch.cuda.Event': vars(torch.cuda.Event),
               'multiprocessing.connection.Connection': vars(mpc.Connection), 'multiprocessing.connection._ConnectionBase': vars(mpc._ConnectionBase),
-              'torch.utils._pytree': vars(pytree)}
+              'torch.utils._pytree': vars(pytree), 'torch._C': vars(torch._C)}   # torch._C: what torch.cuda.synchronize and the events call
     mods = {m: sys.modules[m] for m in HARNESS_MODULES if m in sys.modules}
     classes = {f"{m}.{k}": vars(v) for m, mod in mods.items() for k, v in vars(mod).items() if isinstance(v, type) and v.__module__ == m}
     return {**spaces, **{m: vars(mod) for m, mod in mods.items()}, **classes}
