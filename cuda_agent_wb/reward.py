@@ -435,7 +435,7 @@ def _kept_samples(self: Evaluator, sess: Session, most: int = 10_000) -> dict:
     "The fingerprints the candidate's harness sent of each timed call it kept, {call: leaves} ('twice' where one came again), read until the loop's end."
     samples = {}
     while isinstance(m := sess.recv('profile'), dict) and 'kept_sample' in m:      # anything else ends the loop, as `loop_end` does
-        if len(samples) < most: samples[m['kept_sample']] = 'twice' if m['kept_sample'] in samples else m.get('leaves')
+        if type(i := m['kept_sample']) is int and len(samples) < most: samples[i] = 'twice' if i in samples else m.get('leaves')
     return samples
 
 # %% ../nbs/07_reward.ipynb #61ae751a
