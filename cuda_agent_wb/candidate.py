@@ -291,7 +291,7 @@ def _time_phase(job, chan, task, mod, cand, timer, integrity, order, made, tell)
         with torch.no_grad(): tm = timer.time_calls(cand, sets, tj['n'], tj['warmup'], keep=int(order.get('keep') or 0), fresh=fresh_inputs(task, mod, dev, integrity.pins), tell=tell, pins=integrity.pins)
     except TimedCallRejected as e:                         # a verdict the loop could not keep to its end; the evaluator judges its name
         chan.send({'loop_end': True}); chan.send({'error': e.flag.name, 'detail': e.flag.detail}); return
-    chan.send({'loop_end': True})
+    chan.send({'loop_end': True, 'calls': len(tm['device_ms'])})
     refill, target = make_inputs(task, mod, job['refill_seed'], dev), tm.pop('last_inputs') or sets[0]   # the buffers of the last timed call
     for dst, src in zip(target, refill):
         if isinstance(dst, torch.Tensor): dst.copy_(src)

@@ -19,11 +19,11 @@ from torch.utils._pytree import tree_map, tree_leaves
 __all__ = ['TIMING_METHOD', 'PROFILER_LOCK', 'ATEN_KERNEL_MARKERS', 'ORDER_TOL_NS', 'set_precision_policy', 'device_name',
            'env_fingerprint', 'lock_holders', 'flock_saying', 'device_lock_key', 'DeviceLock', 'Timer', 'cudart',
            'reset_persisting_l2', 'tracing_hook', 'TimedCallRejected', 'signal_handlers', 'deferred_hook',
-           'no_automatic_gc', 'refuse_audit_hooks', 'call_left_behind', 'harness_bits', 'harness_below', 'fresh_inputs',
-           'foreign_leaf', 'kept_fingerprint', 'KeptCalls', 'calls_for_budget', 'median_ci', 'summarise',
-           'baseline_key', 'use_compile_cache', 'measure_baselines', 'cached_baselines', 'host_load', 'load_changed',
-           'quiet_stderr', 'kernel_table', 'reference_kernel_table', 'torch_kernels', 'profile_records', 'launch_index',
-           'launched_in', 'call_spans', 'call_order', 'order_summary']
+           'no_automatic_gc', 'refuse_audit_hooks', 'call_left_behind', 'told', 'harness_bits', 'harness_below',
+           'fresh_inputs', 'foreign_leaf', 'kept_fingerprint', 'KeptCalls', 'calls_for_budget', 'median_ci',
+           'summarise', 'baseline_key', 'use_compile_cache', 'measure_baselines', 'cached_baselines', 'host_load',
+           'load_changed', 'quiet_stderr', 'kernel_table', 'reference_kernel_table', 'torch_kernels', 'profile_records',
+           'launch_index', 'launched_in', 'call_spans', 'call_order', 'order_summary']
 
 # %% ../nbs/06_profile.ipynb #48b7a718
 def set_precision_policy(allow_tf32: bool|str) -> dict:
@@ -228,18 +228,21 @@ def refuse_audit_hooks(event: str, args):
     if event == 'sys.addaudithook': raise RuntimeError("a candidate process takes no audit hooks")
 
 # %% ../nbs/06_profile.ipynb #6c1ca015
+def _recorded(event):
+    "`event`, recorded on the current stream."
+    event.record(); return event
+
 @patch
 def time_once(self: Timer, fn, args) -> tuple[float, object]:
     "Flush, run `fn(*args)` behind the GPU head start, synchronise the device; returns (device ms, output)."
     self.flush()
-    if not self.cuda:
-        t0 = _perf(); out = fn(*args); hook = tracing_hook()
+    if not self.cuda:       # the start time stays on the value stack while `fn` runs: no frame local the candidate could rewrite
+        t0, out, hook, t1 = _perf(), fn(*args), tracing_hook(), _perf()
         if hook is not None and self.guard: raise TimedCallRejected(check_no_tracing_hook(hook))   # at once: a hook can rewrite this frame's variables at its next call
-        t1 = _perf()
         return (t1 - t0) * 1e3, out
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    end = torch.cuda.Event(enable_timing=True)
     self.gpu_sleep(self.head_start_ms)
-    start.record(); out = fn(*args); hook = tracing_hook()
+    start, out, hook = _recorded(torch.cuda.Event(enable_timing=True)), fn(*args), tracing_hook()   # likewise the start event
     if hook is not None and self.guard: raise TimedCallRejected(check_no_tracing_hook(hook))
     end.record(); self.sync()
     return start.elapsed_time(end), out
@@ -260,6 +263,11 @@ def call_left_behind(handlers: tuple, pins=None) -> Flag|None:
     if hooked := deferred_hook(handlers): return check_no_tracing_hook(hooked)
     if pins is not None and (name := pins.replaced()): return check_pins_held(name)
 
+def told(tell, kind: str, i: int, ms: float) -> float:
+    "`ms`, after telling `tell` (when there is one) that call `i` took it (`kind`: 'device_ms' or 'wall_ms'): out of the process before the candidate's code runs again."
+    if tell is not None: tell({kind: ms, 'call': i})
+    return ms
+
 # %% ../nbs/06_profile.ipynb #1bed42e4
 @patch
 def time_calls(self: Timer, fn, input_sets: list, n: int, warmup: int = 3, keep: int = 0, budget_s: float = 0.0, fresh=None, tell=None, pins=None) -> dict:
@@ -275,10 +283,10 @@ def time_calls(self: Timer, fn, input_sets: list, n: int, warmup: int = 3, keep:
             seed, args = fresh() if fresh else (None, input_sets[i % len(input_sets)])
             d, out = self.time_once(fn, args)
             if self.guard and (f := call_left_behind(handlers, pins)): raise TimedCallRejected(f)   # before the harness touches the output
-            dev.append(d); kept.offer(i, seed, out)
+            dev.append(told(tell, 'device_ms', i, d)); kept.offer(i, seed, out)
             del out
             if i < n - 1: del args                             # the last call's inputs stay: the in-place refill reuses them
-        wall = [self.wall_once(fn, input_sets[i % len(input_sets)]) for i in range(n)] if self.cuda else list(dev)
+        wall = [told(tell, 'wall_ms', i, self.wall_once(fn, input_sets[i % len(input_sets)])) for i in range(n)] if self.cuda else list(dev)
         return {'device_ms': dev, 'wall_ms': wall, 'kept': kept.result(), 'loop_s': _perf() - t0,
                 'head_start_ms': self.head_start_ms, 'last_inputs': args if fresh and n else None}
 
@@ -351,7 +359,7 @@ def offer(self: KeptCalls, i: int, seed, out):
         if (j := harness_below(self.seen)) >= self.k: return
         del self.calls[sorted(self.calls)[j]]
     self.calls[i] = dict(seed=seed, out=_snapshot(out))
-    if self.tell is not None: self.tell({'kept_sample': i, 'leaves': kept_fingerprint(self.calls[i]['out'])})   # out of the process before its code runs again
+    if self.tell is not None: self.tell({'kept_sample': kept_fingerprint(self.calls[i]['out']), 'call': i})   # out of the process before its code runs again
 
 @patch
 def result(self: KeptCalls) -> dict:

@@ -21,16 +21,16 @@ from .verify import *
 from .triton_eval import solution_language, kernel_runtime, needs_native_build, triton_missing, triton_cache_dir, interpreted_share
 from .hacks import probe_overrides, probe_module, check_shape_general, custom_kernel_share, check_custom_kernel
 from .profile import (DeviceLock, device_lock_key, Timer, set_precision_policy, env_fingerprint, torch_kernels,
-                                   baseline_key, cached_baselines, measure_baselines, median_ci, _to_cpu, host_load, load_changed)
+                                   baseline_key, cached_baselines, measure_baselines, median_ci, _to_cpu, host_load, load_changed, summarise)
 from .candidate import _torch_ext_dir
 
 
 # %% auto #0
-__all__ = ['STAGES', 'RULES', 'OOM_MARKERS', 'beats', 'milestone_reward', 'continuous_reward', 'EvalResult', 'reference_outputs',
-           'reference_probe', 'reference_baseline_key', 'reference_baselines', 'release_device_memory',
-           'reference_main', 'ReferenceWorker', 'check_rules', 'torch_time_share', 'Evaluator', 'timing_settings',
-           'fresh_seeds', 'tolerance_source', 'triton_build', 'check_kernel_time', 'check_stream_coverage',
-           'check_stream_order', 'scored_time', 'out_of_device_memory']
+__all__ = ['STAGES', 'RULES', 'TOLD', 'OOM_MARKERS', 'beats', 'milestone_reward', 'continuous_reward', 'EvalResult',
+           'reference_outputs', 'reference_probe', 'reference_baseline_key', 'reference_baselines',
+           'release_device_memory', 'reference_main', 'ReferenceWorker', 'check_rules', 'torch_time_share', 'Evaluator',
+           'timing_settings', 'fresh_seeds', 'tolerance_source', 'triton_build', 'told_timing', 'check_kernel_time',
+           'check_stream_coverage', 'check_stream_order', 'scored_time', 'out_of_device_memory']
 
 # %% ../nbs/07_reward.ipynb #91710616
 def beats(speedup, margin: float = 0.05) -> bool:
@@ -430,13 +430,21 @@ def _timed_pairs(self: Evaluator, res: EvalResult, req: dict, kept, keep: int) -
     return [(ro, c['out']) for ro, c in zip(r['outputs'], calls)], r.get('ref64')
 
 # %% ../nbs/07_reward.ipynb #a3c6a3d9
+TOLD = ('kept_sample', 'device_ms', 'wall_ms')       # what the candidate's harness tells during its timing loop, each with the call's index
+
 @patch
-def _kept_samples(self: Evaluator, sess: Session, most: int = 10_000) -> dict:
-    "The fingerprints the candidate's harness sent of each timed call it kept, {call: leaves} ('twice' where one came again), read until the loop's end."
-    samples = {}
-    while isinstance(m := sess.recv('profile'), dict) and 'kept_sample' in m:      # anything else ends the loop, as `loop_end` does
-        if type(i := m['kept_sample']) is int and len(samples) < most: samples[i] = 'twice' if i in samples else m.get('leaves')
-    return samples
+def _loop_told(self: Evaluator, sess: Session, most: int = 100_000) -> dict:
+    "What the candidate's harness told during its timing loop, read until the loop's end: {kind: {call: value, or 'twice'}} and 'end', the last message."
+    told, count = {k: {} for k in TOLD}, 0
+    while isinstance(m := sess.recv('profile'), dict) and len(m) == 2 and type(i := m.get('call')) is int and (kind := next(iter(m.keys() - {'call'}))) in told:
+        count += 1
+        if count <= most: told[kind][i] = 'twice' if i in told[kind] else m[kind]
+    return {**told, 'end': m}
+
+def told_timing(told: dict, cuda: bool) -> dict:
+    "The timing summary (`profile.summarise`) of the call times the harness told, in call order."
+    dev = [told['device_ms'][i] for i in sorted(told['device_ms'])]
+    return summarise({'device_ms': dev, 'wall_ms': [told['wall_ms'][i] for i in sorted(told['wall_ms'])] if cuda else dev})
 
 # %% ../nbs/07_reward.ipynb #61ae751a
 @patch
@@ -451,11 +459,15 @@ def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: di
     sess.set_limit(*self.phase_limit(ref, 'profile', tj['warmup'] + 2 * tj['n'] + 12, draws=tj['n']))
     sess.send({'time': True, 'keep': keep, 'kernels': self.kernel_breakdown})
     sess.recv('profile'); t0 = time.perf_counter()
-    samples = self._kept_samples(sess); parent_loop = time.perf_counter() - t0
-    m = sess.recv('profile')
+    told = self._loop_told(sess); parent_loop = time.perf_counter() - t0
+    if not isinstance(m := sess.recv('profile'), dict): res.add_flag(Flag('harness_tampered', "the message after the timing loop was not the harness's report")); return
     if 'error' in m: res.add_flag(Flag(m['error'] if Flag(m['error']).fatal else 'harness_tampered', m['detail'])); return   # the loop ended on a verdict
+    if 'timed' not in m: res.add_flag(Flag('harness_tampered', "the message after the timing loop was not the harness's report")); return
     for name, detail in m['flags']: res.add_flag(Flag(name, detail))
-    res.add_flag(check_kept_copies(m.get('kept'), samples))
+    res.add_flag(check_kept_copies(m.get('kept'), told['kept_sample']))
+    calls = told['end'].get('calls') if isinstance(told['end'], dict) else None
+    res.add_flag(wrong_times := check_told_times(told['device_ms'], calls) or (self.backend.is_cuda and check_told_times(told['wall_ms'], calls)) or None)
+    if not wrong_times: m = {**m, 'timing': told_timing(told, self.backend.is_cuda)}     # the times told as they were measured, not the report's
     timed = self._timed_pairs(res, req, m.get('kept'), keep)
     if timed is None: return
     (pairs, ref64), tail = timed, [(ref['outputs'][-1], m['refill'])]

@@ -19,10 +19,10 @@ __all__ = ['FLAGS', 'REVIEW_FLAGS', 'DEGENERATE_SHARE', 'ALLOWED_OPS', 'LAUNCH_O
            'check_signal', 'trivial_outputs', 'degenerate_reasons', 'rms', 'check_degenerate', 'on_device_of',
            'check_outputs', 'check_deterministic', 'check_inputs_unmutated', 'rel_l2', 'sample_leaves',
            'check_precision', 'check_timed_outputs', 'check_timed_calls_returned', 'bits_at', 'check_kept_copies',
-           'check_timed_output_types', 'check_no_tracing_hook', 'check_pins_held', 'timer_state', 'check_timer_state',
-           'check_timer_consistency', 'check_speedup_plausible', 'op_base_name', 'ForbiddenOpTracer', 'thread_cpu_ns',
-           'cpu_ms_since', 'check_background_threads', 'Pins', 'harness_namespaces', 'HarnessIntegrity', 'snapshot',
-           'mutated_inputs']
+           'check_told_times', 'check_timed_output_types', 'check_no_tracing_hook', 'check_pins_held', 'timer_state',
+           'check_timer_state', 'check_timer_consistency', 'check_speedup_plausible', 'op_base_name',
+           'ForbiddenOpTracer', 'thread_cpu_ns', 'cpu_ms_since', 'check_background_threads', 'Pins',
+           'harness_namespaces', 'HarnessIntegrity', 'snapshot', 'mutated_inputs']
 
 # %% ../nbs/05_verify.ipynb #f6683a94
 FLAGS = {
@@ -264,6 +264,14 @@ def check_kept_copies(kept, samples: dict) -> Flag|None:
         n = _kept_leaves_changed(c.get('out'), samples[i])
         if n is None: return Flag('harness_tampered', f"timed call {i}'s kept output does not match the shape of the sample the harness sent")
         if n: return Flag('harness_tampered', f"timed call {i}'s kept output was changed after the harness kept it: {n} of {sum(len(p) for p, _ in samples[i])} sampled values differ")
+
+# %% ../nbs/05_verify.ipynb #f8ddd199
+def check_told_times(times: dict, calls) -> Flag|None:
+    "The harness told one time for each timed call 0..`calls`-1 (`times`: {call: ms, or 'twice' where one came again}) and nothing else."
+    if type(calls) is not int or sorted(times) != list(range(calls)):
+        return Flag('harness_tampered', f"the harness told the times of {len(times)} timed calls, but its loop made {calls}")
+    if (i := next((i for i, t in times.items() if type(t) is not float), None)) is not None:
+        return Flag('harness_tampered', f"timed call {i}'s time came twice or was not a number: one was not the harness's")
 
 # %% ../nbs/05_verify.ipynb #402c40f3
 def check_timed_output_types(foreign: str|None) -> Flag|None:

@@ -141,6 +141,13 @@ def test_outputs_filled_from_a_gc_callback_are_caught(ev):
     assert r.flag_details['harness_tampered'].startswith('gc.'), r.flag_details
 
 
+@pytest.mark.parametrize('sol', ['relu_frame_clock', 'relu_rewrite_times'])
+def test_work_hidden_from_the_clock_gains_nothing(ev, sol):
+    "Twenty-one times the work per call, hidden by moving the timing frame's start time (relu_frame_clock: 3.0 at 9.9x eager) or by dividing the recorded times from the refill call (relu_rewrite_times: 3.0): now timed in full, so no faster than eager."
+    r = ev.evaluate(task_of('relu'), SOL / sol)
+    assert r.correct and r.reward <= 1, r.to_dict()
+
+
 def test_work_moved_into_a_profile_hook_is_caught(ev):
     "relu_profile_hook returns an empty buffer from each timed call and fills it from a sys.setprofile hook once the timer stopped (it passed with no flag)."
     r = ev.evaluate(task_of('relu'), SOL / 'relu_profile_hook')

@@ -61,6 +61,13 @@ def test_cuda_exploit_rejected(ev, task_name, sol, flags):
     assert r.reward == -1 and set(r.flags) & flags, r.to_dict()
 
 
+@pytest.mark.parametrize('sol', ['relu_frame_clock', 'relu_rewrite_times'])
+def test_cuda_work_hidden_from_the_clock_gains_nothing(ev, sol):
+    "Twenty-one times the work per call, hidden by re-recording the start event from the frame or by shrinking the recorded times: timed in full, so no faster than eager."
+    r = run(ev, 'relu', sol)
+    assert r.correct and r.reward <= 1, r.to_dict()
+
+
 def test_flush_resets_persisting_l2():
     "A persisting-L2 carve-out and access-policy window set by a candidate are undone by the timer's flush."
     import ctypes, torch
