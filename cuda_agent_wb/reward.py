@@ -446,6 +446,16 @@ def told_timing(told: dict, cuda: bool) -> dict:
     dev = [told['device_ms'][i] for i in sorted(told['device_ms'])]
     return summarise({'device_ms': dev, 'wall_ms': [told['wall_ms'][i] for i in sorted(told['wall_ms'])] if cuda else dev})
 
+@patch
+def _report_after_loop(self: Evaluator, sess: Session, m) -> dict|None:
+    "The harness's report after its loop, merged from its parts in the order it sends each as soon as it has it (`m`: the first); None when one is missing."
+    parts = {}
+    for key in ('refill_sample', 'kernels', 'timed'):
+        if not (isinstance(m, dict) and key in m): return None
+        parts.update(m)
+        if key != 'timed': m = sess.recv('profile')
+    return parts
+
 # %% ../nbs/07_reward.ipynb #61ae751a
 @patch
 def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: dict):
@@ -462,9 +472,9 @@ def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: di
     told = self._loop_told(sess); parent_loop = time.perf_counter() - t0
     if not isinstance(m := sess.recv('profile'), dict): res.add_flag(Flag('harness_tampered', "the message after the timing loop was not the harness's report")); return
     if 'error' in m: res.add_flag(Flag(m['error'] if Flag(m['error']).fatal else 'harness_tampered', m['detail'])); return   # the loop ended on a verdict
-    if 'timed' not in m: res.add_flag(Flag('harness_tampered', "the message after the timing loop was not the harness's report")); return
+    if (m := self._report_after_loop(sess, m)) is None: res.add_flag(Flag('harness_tampered', "the harness's report after the timing loop came incomplete or out of order")); return
     for name, detail in m['flags']: res.add_flag(Flag(name, detail))
-    res.add_flag(check_kept_copies(m.get('kept'), told['kept_sample']))
+    res.add_flag(check_kept_copies(m.get('kept'), told['kept_sample']) or check_sent_copy("the in-place refill's output", m['refill'], m['refill_sample']))
     calls = told['end'].get('calls') if isinstance(told['end'], dict) else None
     res.add_flag(wrong_times := check_told_times(told['device_ms'], calls) or (self.backend.is_cuda and check_told_times(told['wall_ms'], calls)) or None)
     if not wrong_times: m = {**m, 'timing': told_timing(told, self.backend.is_cuda)}     # the times told as they were measured, not the report's

@@ -18,10 +18,10 @@ __all__ = ['FLAGS', 'REVIEW_FLAGS', 'DEGENERATE_SHARE', 'ALLOWED_OPS', 'LAUNCH_O
            'check_output_structure', 'check_shapes', 'check_dtypes', 'check_finite', 'check_close', 'dtype_tolerance',
            'check_signal', 'trivial_outputs', 'degenerate_reasons', 'rms', 'check_degenerate', 'on_device_of',
            'check_outputs', 'check_deterministic', 'check_inputs_unmutated', 'rel_l2', 'sample_leaves',
-           'check_precision', 'check_timed_outputs', 'check_timed_calls_returned', 'bits_at', 'check_kept_copies',
-           'check_told_times', 'check_timed_output_types', 'check_no_tracing_hook', 'check_pins_held', 'timer_state',
-           'check_timer_state', 'check_timer_consistency', 'check_speedup_plausible', 'op_base_name',
-           'ForbiddenOpTracer', 'thread_cpu_ns', 'cpu_ms_since', 'check_background_threads', 'Pins',
+           'check_precision', 'check_timed_outputs', 'check_timed_calls_returned', 'bits_at', 'check_sent_copy',
+           'check_kept_copies', 'check_told_times', 'check_timed_output_types', 'check_no_tracing_hook',
+           'check_pins_held', 'timer_state', 'check_timer_state', 'check_timer_consistency', 'check_speedup_plausible',
+           'op_base_name', 'ForbiddenOpTracer', 'thread_cpu_ns', 'cpu_ms_since', 'check_background_threads', 'Pins',
            'harness_namespaces', 'HarnessIntegrity', 'snapshot', 'mutated_inputs']
 
 # %% ../nbs/05_verify.ipynb #f6683a94
@@ -255,15 +255,19 @@ def _kept_leaves_changed(out, leaves) -> int|None:
                    for t, (p, b) in zip(ts, leaves))
     except Exception: return None
 
+def check_sent_copy(what: str, out, leaves) -> Flag|None:
+    "`out` (`what`) still holds the bits the harness sampled from it when it made it (`leaves`, sent at once)."
+    n = _kept_leaves_changed(out, leaves)
+    if n is None: return Flag('harness_tampered', f"{what} does not match the shape of the sample the harness sent")
+    if n: return Flag('harness_tampered', f"{what} was changed after the harness sampled it: {n} of {sum(len(p) for p, _ in leaves)} sampled values differ")
+
 def check_kept_copies(kept, samples: dict) -> Flag|None:
     "Every kept timed call's output still holds the bits the harness sampled from it when it kept it (`samples`: {call: leaves})."
     for i, c in (kept.items() if isinstance(kept, dict) else []):
         if not isinstance(c, dict): continue                       # a malformed call: `check_timed_calls_returned` says so
         if i not in samples: return Flag('harness_tampered', f"timed call {i} came back as kept, but the harness sent no sample of it when it kept it")
         if isinstance(samples[i], str): return Flag('harness_tampered', f"two samples of timed call {i} came from the candidate's process: one was not the harness's")
-        n = _kept_leaves_changed(c.get('out'), samples[i])
-        if n is None: return Flag('harness_tampered', f"timed call {i}'s kept output does not match the shape of the sample the harness sent")
-        if n: return Flag('harness_tampered', f"timed call {i}'s kept output was changed after the harness kept it: {n} of {sum(len(p) for p, _ in samples[i])} sampled values differ")
+        if f := check_sent_copy(f"timed call {i}'s kept output", c.get('out'), samples[i]): return f
 
 # %% ../nbs/05_verify.ipynb #f8ddd199
 def check_told_times(times: dict, calls) -> Flag|None:

@@ -131,7 +131,7 @@ def test_kept_copies_mended_after_the_call_are_caught(ev):
     "relu_kept_rewrite does no work in its timed calls and overwrites the harness's kept copies with the right output from the next call (it passed with no flag: the copies checked at the end were right)."
     r = ev.evaluate(task_of('relu'), SOL / 'relu_kept_rewrite')
     assert r.reward == -1 and 'harness_tampered' in r.flags, r.to_dict()
-    assert "kept output was changed after the harness kept it" in r.flag_details['harness_tampered'], r.flag_details
+    assert "kept output was changed after the harness sampled it" in r.flag_details['harness_tampered'], r.flag_details
 
 
 def test_outputs_filled_from_a_gc_callback_are_caught(ev):
