@@ -246,7 +246,7 @@ def bits_at(t: torch.Tensor, pos: torch.Tensor) -> torch.Tensor:
     return (vals.view(torch.uint8) if vals.dtype != torch.bool else vals.to(torch.uint8)).cpu()
 
 # %% ../nbs/05_verify.ipynb #e963a736
-def _kept_leaves_changed(out, leaves) -> int|None:
+def _sampled_values_changed(out, leaves) -> int|None:
     "How many sampled values of `out`'s tensors differ from `leaves` ([(positions, bytes)] per tensor); None when they cannot be compared."
     try:
         ts = [t for t in flat_outputs(out)[0] if isinstance(t, torch.Tensor)]
@@ -257,7 +257,7 @@ def _kept_leaves_changed(out, leaves) -> int|None:
 
 def check_sent_copy(what: str, out, leaves) -> Flag|None:
     "`out` (`what`) still holds the bits the harness sampled from it when it made it (`leaves`, sent at once)."
-    n = _kept_leaves_changed(out, leaves)
+    n = _sampled_values_changed(out, leaves)
     if n is None: return Flag('harness_tampered', f"{what} does not match the shape of the sample the harness sent")
     if n: return Flag('harness_tampered', f"{what} was changed after the harness sampled it: {n} of {sum(len(p) for p, _ in leaves)} sampled values differ")
 
