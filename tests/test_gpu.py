@@ -24,6 +24,11 @@ def ev():
     if out: Path(out).write_text(json.dumps(RESULTS, indent=1, default=str))
 
 
+def said(r) -> str:
+    "What a failing assertion shows in full (pytest -q cuts a long dict short): reward, flags and why, error."
+    return f"reward {r.reward}, correct {r.correct}, flags {r.flags}, details {r.flag_details}, error {r.error}"
+
+
 def run(ev, task_name, sol, **kw):
     r = ev.evaluate(task(task_name), SOL / sol, **kw)
     RESULTS.append({'solution': sol, **r.to_dict()})
@@ -34,7 +39,7 @@ def run(ev, task_name, sol, **kw):
                                           ('linear_relu', 'linear_relu_cublas')])
 def test_cuda_solution_accepted_with_speedups(ev, task_name, sol):
     r = run(ev, task_name, sol)
-    assert r.compiled and r.correct and r.reward >= 1, r.to_dict()
+    assert r.compiled and r.correct and r.reward >= 1, said(r)
     assert r.speedup_vs_eager > 0 and r.speedup_vs_compile > 0
     assert r.env['device_type'] == 'cuda' and r.env['precision']['allow_tf32'] is False
 
@@ -58,14 +63,14 @@ def test_cuda_solution_accepted_with_speedups(ev, task_name, sol):
 ])
 def test_cuda_exploit_rejected(ev, task_name, sol, flags):
     r = run(ev, task_name, sol)
-    assert r.reward == -1 and set(r.flags) & flags, r.to_dict()
+    assert r.reward == -1 and set(r.flags) & flags, said(r)
 
 
 @pytest.mark.parametrize('sol', ['relu_frame_clock', 'relu_rewrite_times'])
 def test_cuda_work_hidden_from_the_clock_gains_nothing(ev, sol):
     "Twenty-one times the work per call, hidden by re-recording the start event from the frame or by shrinking the recorded times: timed in full, so no faster than eager."
     r = run(ev, 'relu', sol)
-    assert r.correct and r.reward <= 1, r.to_dict()
+    assert r.correct and r.reward <= 1, said(r)
 
 
 def test_flush_resets_persisting_l2():
@@ -86,7 +91,7 @@ def test_persisting_l2_window_timed_honestly(ev):
     "The persisting-L2 candidate on a task whose input fits in L2 is correct; its time is recorded (CAWB_GPU_RESULTS) beside the "
     "same kernel's without the window for a person to compare: the reset before each flush is what test_flush_resets_persisting_l2 checks."
     r = run_sized(ev, 'relu_2us', 'relu_l2_persist')
-    assert r.correct and not [f for f in r.flags if f != 'suspicious_speedup'], r.to_dict()
+    assert r.correct and not [f for f in r.flags if f != 'suspicious_speedup'], said(r)
 
 
 def test_infinite_loop_released_fast_and_evaluator_goes_on(ev):
@@ -96,7 +101,7 @@ def test_infinite_loop_released_fast_and_evaluator_goes_on(ev):
     r = run(ev, 'relu', 'relu_infinite_loop', stages=('compile', 'verify'))
     released = time.monotonic() - t0
     RESULTS[-1]['released_s'] = round(released, 2)
-    assert r.flags == ['timeout'] and 'verify limit' in r.error, r.to_dict()
+    assert r.flags == ['timeout'] and 'verify limit' in r.error, said(r)
     assert released <= 15, released
     assert run(ev, 'relu', 'relu_valid', stages=('compile', 'verify')).correct
 
@@ -117,15 +122,15 @@ def test_every_stream_counts(ev, size):
     "graph-on-a-side-stream candidates never get a reward > 1 from work they did not pay for. (The 2 ms task moves 2 GB "
     "outputs through every check, so it runs the honest kernel and the plain side stream only.)"
     ok = run_sized(ev, size, 'relu_valid')
-    assert ok.correct and ok.reward >= 1, ok.to_dict()
+    assert ok.correct and ok.reward >= 1, said(ok)
     honest = ok.timings['candidate']['median']
     assert 0.3 < honest / ok.timings['eager']['median'] < 3, ok.timings
     if size != 'relu_2ms':
         g = run_sized(ev, size, 'relu_graph_replay')                # honest graph replay on the caller's stream
-        assert g.correct and g.reward >= 1, g.to_dict()
+        assert g.correct and g.reward >= 1, said(g)
     for sol in (SIDE if size != 'relu_2ms' else SIDE[:1]):
         r = run_sized(ev, size, sol)
-        assert r.reward <= 1, (sol, r.to_dict())
+        assert r.reward <= 1, (sol, said(r))
         assert r.reward == -1 or r.timings['candidate']['median'] >= 0.5 * honest, (sol, r.timings, honest)
 
 
@@ -133,8 +138,8 @@ def test_single_file_side_stream_rejected(ev):
     "The exploit seen on an H100: a load_inline kernel on its own non-blocking stream (built ahead, outside the run)."
     for size in ('relu_2us', 'relu_20us'):
         r = run_sized(ev, size, 'relu_inline_side_stream.py')
-        assert r.compiled and r.reward <= 1, r.to_dict()
-        assert r.reward == -1 and r.flags, r.to_dict()
+        assert r.compiled and r.reward <= 1, said(r)
+        assert r.reward == -1 and r.flags, said(r)
 
 
 CA = ROOT / '.ext/CUDA-Agent/agent_workdir'
@@ -145,14 +150,14 @@ def test_cuda_agent_released_workdir(ev):
     "CUDA Agent's released agent_workdir (axpby) evaluates as released: compiled, correct, reward >= 1."
     r = ev.evaluate(load_task(CA / 'model.py'), CA)
     RESULTS.append({'solution': 'CUDA-Agent/agent_workdir', **r.to_dict()})
-    assert r.compiled and r.correct and r.reward >= 1, r.to_dict()
+    assert r.compiled and r.correct and r.reward >= 1, said(r)
 
 
 def test_bf16_task_on_the_gpu(ev):
     "A bf16 task (data/tasks_bf16) at the gpu preset: the reference in bf16 on the device, a CUDA kernel on the raw bits passes at tolerance_bf16, timed."
     r = ev.evaluate(load_task(ROOT/'data/tasks_bf16/relu_bf16.py'), SOL/'relu_bf16_valid')
     RESULTS.append({'solution': 'relu_bf16_valid', **r.to_dict()})
-    assert r.correct and r.reward >= 1 and r.dtype == 'bf16', r.to_dict()
+    assert r.correct and r.reward >= 1 and r.dtype == 'bf16', said(r)
     assert r.env['tolerance']['from'] == '[eval] tolerance_bf16' and r.speedup_vs_eager > 0
 
 
