@@ -40,7 +40,7 @@ test: install-triton
 	$(MAKE) --no-print-directory test-py test-nbs check-sync
 
 # pytest-xdist: TEST_WORKERS processes, each taking whole test files (module fixtures stay shared). On the 2-core
-# machine, 2 workers ran the suite in 13:54 against 21:16 one at a time (much of it waits on subprocesses and servers).
+# machine, 2 workers ran pytest in 15:33 against 21:16 one at a time, fresh clones (much of it waits on subprocesses and servers).
 TEST_WORKERS ?= 2
 test-py: install-triton
 	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 -n $(TEST_WORKERS) --dist loadfile -m "not browser" tests
