@@ -18,6 +18,7 @@ From that one checkpoint two arms run agentic PPO (stage 4) with the same seeds:
     python bench/train_ppo_gain.py                 # on an H100; rerun to resume (each call can be cut off)
     python bench/train_ppo_gain.py --parallel      # on a 2-GPU machine: fine-tune on GPU 0, then the arms side by side (GPU 0, GPU 1)
     python bench/train_ppo_gain.py --parallel --arm-gpus 0,0 --arm-minutes 15   # both arms at once on one GPU, time-boxed
+    python bench/train_ppo_gain.py --parallel --arm-minutes 14 --min-iterations 4   # time-boxed, but never before each arm has 4 iterations
     python bench/train_ppo_gain.py --smoke         # the script end to end on a CPU in a few minutes: toy settings, no claim
 
 Per PPO iteration of each arm: reward mean, pass rate, `gave_up_share` (episodes that wrote no code), `faster_share` (episodes whose best reward beat everything the
@@ -301,8 +302,24 @@ def report(path: Path, res: dict):
     path.write_text(fig.to_html(include_plotlyjs='cdn'))
 
 
-def run_arms_in_parallel(a, cfg, write, every: float = 30.0):
-    "Each arm in its own process (GPUs from --arm-gpus), results rewritten every `every` s; arms still running after --arm-minutes are stopped (rerun to resume)."
+def arm_iterations(out: Path) -> int:
+    "PPO iterations an arm has finished: the agentic rows of its metrics.jsonl (a line still being written is not counted)."
+    from cuda_agent_wb.train import STAGES
+    p, n = out/'metrics.jsonl', 0
+    for line in (p.read_text().splitlines() if p.is_file() else []):
+        try: n += json.loads(line).get('stage') == STAGES[4]
+        except (json.JSONDecodeError, AttributeError): pass
+    return n
+
+
+def time_is_up(a, t0: float, root: Path) -> bool:
+    "--arm-minutes have passed and every arm has finished --min-iterations iterations (the time box never cuts the arms shorter)."
+    if not a.arm_minutes or time.time() - t0 <= 60 * a.arm_minutes: return False
+    return min(arm_iterations(root/arm) for arm in ARMS) >= a.min_iterations
+
+
+def run_arms_in_parallel(a, cfg, write, root: Path, every: float = 30.0):
+    "Each arm in its own process (GPUs from --arm-gpus), results rewritten every `every` s; arms still running when `time_is_up` are stopped (rerun to resume)."
     import signal
     gpus = a.arm_gpus.split(',')
     if len(gpus) != len(ARMS): raise SystemExit(f"--arm-gpus needs {len(ARMS)} GPU indices (one per arm: {', '.join(ARMS)}), not {a.arm_gpus!r}")
@@ -316,7 +333,7 @@ def run_arms_in_parallel(a, cfg, write, every: float = 30.0):
     while any(p.poll() is None for p in procs.values()):
         time.sleep(5.0)
         if time.time() - last > every: write(); last = time.time()
-        if a.arm_minutes and time.time() - t0 > 60 * a.arm_minutes:
+        if time_is_up(a, t0, root):
             for arm, p in procs.items():
                 if p.poll() is None:
                     print(f"train_ppo_gain: arm {arm} stopped after {a.arm_minutes} min (its finished iterations are kept; rerun to resume)", file=sys.stderr)
@@ -344,6 +361,7 @@ def main():
     ap.add_argument('--arm', choices=sorted(ARMS), default=None, help='run only this arm (what --parallel starts; needs the fine-tuned checkpoint)')
     ap.add_argument('--arm-gpus', default='0,1', help="with --parallel: the GPU of each arm (ppo, frozen), e.g. '0,1', or '0,0' for both on one GPU")
     ap.add_argument('--arm-minutes', type=float, default=None, help='with --parallel: stop the arms after this many minutes (finished iterations are kept)')
+    ap.add_argument('--min-iterations', type=int, default=0, help='with --arm-minutes: not before every arm has finished this many PPO iterations (iteration 0 counts)')
     ap.add_argument('--probe-lrs', default=PROBE_LRS, help=f"actor learning rates tried on the fine-tuned checkpoint before the arms (default {PROBE_LRS})")
     ap.add_argument('--target-kl', type=float, default=TARGET_KL, help=f"the ppo arm takes the largest probed rate whose update's KL is at most this (default {TARGET_KL})")
     ap.add_argument('--no-probe', action='store_true', help="the ppo arm takes the preset's actor_lr, untested")
@@ -351,6 +369,7 @@ def main():
     a.tail = a.tail or (1 if a.smoke else 2)
     if a.smoke: torch.set_num_threads(1)    # a toy model on a CPU: one thread. With two OpenMP threads on a busy 2-core CI machine the probe's
                                             # backward passes spun in OpenMP barriers: 1560 s for what takes 80 s (fresh-clone CI, 2026-11-26)
+    if a.min_iterations < 0: raise SystemExit(f"--min-iterations {a.min_iterations}: give a whole number >= 0")
     if not a.no_probe: parse_rates(a.probe_lrs)           # a bad list is one line now, not after the fine-tuning
     import transformers
     from cuda_agent_wb.train import Trainer, make_config, parse_overrides, survive, STAGES
@@ -386,7 +405,7 @@ def main():
         write(plot=False)
     elif not (root/'sft'/'checkpoints'/'last').is_dir(): raise SystemExit(f"--arm {a.arm}: no fine-tuned checkpoint under {root/'sft'}: run without --arm first")
     if a.parallel and a.arm is None:
-        run_arms_in_parallel(a, cfg, write)
+        run_arms_in_parallel(a, cfg, write, root)
         res = write()
         print(json.dumps({k: v for k, v in res.items() if k not in ('curves', 'replays')}, indent=1))
         return

@@ -57,6 +57,19 @@ def test_paired_difference_matches_episodes_across_arms(tmp_path):
     assert gain_bench.paired_difference({}, [])['tail'] == dict(steps=[], episodes=0, mean=None, ci95=None)
 
 
+def test_time_box_waits_for_min_iterations(tmp_path):
+    "--arm-minutes stops the arms only once every arm has logged --min-iterations PPO iterations; a half-written line is not one."
+    from types import SimpleNamespace as NS
+    rows = lambda *stages: ''.join(json.dumps(dict(stage=st, step=i)) + '\n' for i, st in enumerate(stages))
+    (tmp_path/'ppo').mkdir(); (tmp_path/'frozen').mkdir()
+    (tmp_path/'ppo'/'metrics.jsonl').write_text(rows('rft', 'value', 'agentic', 'agentic') + '{"stage": "agen')
+    (tmp_path/'frozen'/'metrics.jsonl').write_text(rows('rft', 'agentic'))
+    assert [gain_bench.arm_iterations(tmp_path/a) for a in ('ppo', 'frozen', 'none')] == [2, 1, 0]
+    long_ago = gain_bench.time.time() - 120
+    up = lambda minutes, least, t0=long_ago: gain_bench.time_is_up(NS(arm_minutes=minutes, min_iterations=least), t0, tmp_path)
+    assert (up(1, 0), up(1, 1), up(1, 2), up(None, 0), up(5, 0)) == (True, True, False, False, False)
+
+
 @pytest.fixture(scope='module')
 def smoke(tmp_path_factory):
     "One sequential --smoke run (fine-tuning, probe, both arms): its folder and command."
