@@ -134,7 +134,9 @@ def test_token_caps_refusals_capacity_and_idle_cleanup(tmp_path):
     from cuda_agent_wb.env_server import RemoteKernelEnvs, RemoteKernelEnv, KernelEnvClient, EnvServerError
     from cuda_agent_wb.tasks import load_task
     relu, tok = load_task(ROOT/'data/tasks/relu.py'), 'env-test-token'
-    srv = EnvServer(free_port(), '--backend', 'cpu', '--max-episodes', 2, '--idle-timeout', 1, '--workdirs', tmp_path/'wd',
+    # the idle limit outlasts any one request here by far: at 1 s, b's reset on a loaded 2-core CI machine took longer and
+    # openenv's reaper (every 5 s) closed a before its step (fresh-clone CI, 2026-11-27); a longer limit only waits longer below
+    srv = EnvServer(free_port(), '--backend', 'cpu', '--max-episodes', 2, '--idle-timeout', 15, '--workdirs', tmp_path/'wd',
                     env={'CAWB_ENV_TOKEN': tok, 'CAWB_ENV_SERVER_MAX_REQUEST_MB': '1'}).start()
     h = {'Authorization': f"Bearer {tok}"}
     try:
