@@ -303,13 +303,10 @@ def report(path: Path, res: dict):
 
 
 def arm_iterations(out: Path) -> int:
-    "PPO iterations an arm has finished: the agentic rows of its metrics.jsonl (a line still being written is not counted)."
-    from cuda_agent_wb.train import STAGES
-    p, n = out/'metrics.jsonl', 0
-    for line in (p.read_text().splitlines() if p.is_file() else []):
-        try: n += json.loads(line).get('stage') == STAGES[4]
-        except (json.JSONDecodeError, AttributeError): pass
-    return n
+    "PPO iterations an arm has finished: the agentic rows of its metrics.jsonl (read_metrics skips a line still being written)."
+    from cuda_agent_wb.train import read_metrics, STAGES
+    m = read_metrics(out/'metrics.jsonl') if (out/'metrics.jsonl').is_file() else None
+    return int((m['stage'] == STAGES[4]).sum()) if m is not None and 'stage' in m else 0
 
 
 def time_is_up(a, t0: float, root: Path) -> bool:
