@@ -13,7 +13,9 @@ at or below `--target-kl` (`lr_probe` in the results; `--no-probe` takes the pre
 GAE runs at `lam=1` (the preset): with `lam=0.95` a go-on episode's reward reached its give-up-or-write decision token
 through 0.95 to the power of the ~2,800 policy tokens after it (nbs/12_train_5_config.ipynb measures it on the H200 run).
 From that one checkpoint two arms run agentic PPO (stage 4) with the same seeds: `ppo` (that learning rate) and
-`frozen` (`actor_lr=0`: the actor never changes, so its curve is what sampling noise alone gives).
+`frozen` (`actor_lr=0`: the actor never changes, so its curve is what sampling noise alone gives). Iteration 0, rolled
+out before any update, is played once, by the ppo arm, and shared by the frozen arm (`share_iteration_0`): both gains
+start from the same episodes.
 
     python bench/train_ppo_gain.py                 # on an H100; rerun to resume (each call can be cut off)
     python bench/train_ppo_gain.py --parallel      # on a 2-GPU machine: fine-tune on GPU 0, then the arms side by side (GPU 0, GPU 1)
@@ -24,8 +26,8 @@ From that one checkpoint two arms run agentic PPO (stage 4) with the same seeds:
 Per PPO iteration of each arm: reward mean, pass rate, `gave_up_share` (episodes that wrote no code), `faster_share` (episodes whose best reward beat everything the
 stopping replay of their task reached, over the episodes of tasks where going on paid in the replays),
 `second_kernel_share` (episodes that evaluated a second, different correct solution), `same_as_other_arm` (episodes the two
-arms played token for token alike: the arms share every random draw, keyed by episode and turn, so iteration 0 should be
-about 1), KL (`kl_after`: k3 of the actor after
+arms played token for token alike: the arms share every random draw, keyed by episode and turn; 1 at the shared
+iteration 0), KL (`kl_after`: k3 of the actor after
 the iteration's update from the one that sampled it, >= 0; and the update's own k1 `kl`), clip fraction, entropy.
 `ppo_gain` is an arm's mean reward over its last `--tail` iterations minus its iteration 0 (rolled out before any
 update). Target: ppo gain >= 0.3 and >= the frozen arm's gain + 0.3. Since the arms share their draws, `paired` also
@@ -315,19 +317,49 @@ def time_is_up(a, t0: float, root: Path) -> bool:
     return min(arm_iterations(root/arm) for arm in ARMS) >= a.min_iterations
 
 
+def share_iteration_0(root: Path, arm: str = 'frozen') -> int:
+    """Copy the ppo arm's finished iteration-0 episodes (training and held-out) into `arm`'s run, unless `arm` has PPO
+    iterations of its own; the number copied. Iteration 0 is rolled out before any update, from the one fine-tuned
+    checkpoint with the same keyed draws, so both arms would play the same policy there; played twice, the copies still
+    parted at timings printed in observations (same_as_other_arm 0.56 and 0.69 in the eighth and ninth runs), and the
+    ninth run's two iteration 0s differed by 0.44 in mean reward, noise that entered the gain gap whole. Shared, both
+    gains start from the same 16 episodes, and the frozen arm skips one rollout. An episode missing here is played by the arm."""
+    from cuda_agent_wb.rollout import read_trajectory
+    from cuda_agent_wb.train import STAGES
+    if arm_iterations(root/arm): return 0
+    n = 0
+    for kind in (STAGES[4], 'heldout'):
+        src, dst = root/'ppo'/'trajectories'/kind/'it0000', root/arm/'trajectories'/kind/'it0000'
+        for p in sorted(src.glob('*__s*.jsonl')):          # episodes, not the folder's rollout_summary.jsonl
+            if read_trajectory(p)['summary'] is None: continue          # still being played
+            dst.mkdir(parents=True, exist_ok=True); tmp = dst/(p.name + '.copying')
+            shutil.copy(p, tmp); tmp.replace(dst/p.name); n += 1
+    return n
+
+
+def start_arm(arm: str, gpu: str, cfg, argv: list):
+    "One arm's process (`--arm`), on GPU `gpu` when the backend is CUDA."
+    env = dict(os.environ, **({'CUDA_VISIBLE_DEVICES': gpu} if cfg.backend == 'cuda' else {}))
+    return subprocess.Popen([sys.executable, __file__, *argv, '--arm', arm], env=env, start_new_session=True)
+
+
 def run_arms_in_parallel(a, cfg, write, root: Path, every: float = 30.0):
-    "Each arm in its own process (GPUs from --arm-gpus), results rewritten every `every` s; arms still running when `time_is_up` are stopped (rerun to resume)."
+    """Each arm in its own process (GPUs from --arm-gpus), results rewritten every `every` s; arms still running when
+    `time_is_up` are stopped (rerun to resume). The frozen arm starts once the ppo arm has logged iteration 0, whose
+    episodes it shares (`share_iteration_0`)."""
     import signal
     gpus = a.arm_gpus.split(',')
     if len(gpus) != len(ARMS): raise SystemExit(f"--arm-gpus needs {len(ARMS)} GPU indices (one per arm: {', '.join(ARMS)}), not {a.arm_gpus!r}")
     if cfg.backend == 'cuda' and torch.cuda.device_count() <= max(map(int, gpus)):
         raise SystemExit(f"--arm-gpus {a.arm_gpus}: {torch.cuda.device_count()} GPU(s) visible")
     argv = [x for x in sys.argv[1:] if x not in ('--parallel', '--fresh')]
-    procs, t0, last = {}, time.time(), time.time()
-    for g, arm in zip(gpus, ARMS):
-        env = dict(os.environ, **({'CUDA_VISIBLE_DEVICES': g} if cfg.backend == 'cuda' else {}))
-        procs[arm] = subprocess.Popen([sys.executable, __file__, *argv, '--arm', arm], env=env, start_new_session=True)
-    while any(p.poll() is None for p in procs.values()):
+    gpu_of = dict(zip(ARMS, gpus))
+    procs, t0, last = {'ppo': start_arm('ppo', gpu_of['ppo'], cfg, argv)}, time.time(), time.time()
+    while True:
+        if 'frozen' not in procs and (arm_iterations(root/'ppo') or procs['ppo'].poll() == 0):
+            print(f"train_ppo_gain: the frozen arm starts, sharing the ppo arm's iteration 0 ({share_iteration_0(root)} episodes)", file=sys.stderr)
+            procs['frozen'] = start_arm('frozen', gpu_of['frozen'], cfg, argv)
+        if all(p.poll() is not None for p in procs.values()): break
         time.sleep(5.0)
         if time.time() - last > every: write(); last = time.time()
         if time_is_up(a, t0, root):
@@ -416,6 +448,7 @@ def main():
             shutil.copy(root/'sft'/'metrics.jsonl', out/'metrics.jsonl')
             tmp = out/'checkpoints'/'last.copying'            # renamed when whole: a call cut off here starts the copy again
             shutil.rmtree(tmp, ignore_errors=True); shutil.copytree(root/'sft'/'checkpoints'/'last', tmp); tmp.rename(out/'checkpoints'/'last')
+        if arm != 'ppo': share_iteration_0(root, arm)     # the ppo arm's iteration 0, where it has one (--parallel copied it already)
         ov = dict(sets, actor_lr=lr) if lr is not None else sets
         tr = Trainer(make_config(a.preset, out_dir=str(out), stages=[2, 3, 4], **ov))
         if a.arm is None: tr.metrics.listeners.append(lambda rec: write() if rec['stage'] == STAGES[4] else None)   # one writer: --parallel's parent

@@ -70,6 +70,21 @@ def test_time_box_waits_for_min_iterations(tmp_path):
     assert (up(1, 0), up(1, 1), up(1, 2), up(None, 0), up(5, 0)) == (True, True, False, False, False)
 
 
+def test_frozen_arm_shares_finished_iteration_0(tmp_path):
+    "share_iteration_0 copies the ppo arm's finished iteration-0 episodes (training and held-out), not one still playing, and nothing to an arm with iterations of its own."
+    def write(arm, kind, name, done=True):
+        d = tmp_path/arm/'trajectories'/kind/'it0000'; d.mkdir(parents=True, exist_ok=True)
+        recs = [dict(type='header', task_id=name.split('__')[0]), dict(type='step', model_text='a')] + ([dict(type='summary', best_reward=1.0)] if done else [])
+        (d/name).write_text(''.join(json.dumps(r) + '\n' for r in recs))
+    write('ppo', 'agentic', 'relu__s0.jsonl'); write('ppo', 'agentic', 'relu__s1.jsonl', done=False); write('ppo', 'heldout', 'conv2d__s0.jsonl')
+    assert gain_bench.share_iteration_0(tmp_path) == 2
+    got = {p.relative_to(tmp_path/'frozen').as_posix() for p in (tmp_path/'frozen').rglob('*') if p.is_file()}
+    assert got == {'trajectories/agentic/it0000/relu__s0.jsonl', 'trajectories/heldout/it0000/conv2d__s0.jsonl'}
+    assert (tmp_path/'frozen'/'trajectories'/'agentic'/'it0000'/'relu__s0.jsonl').read_text() == (tmp_path/'ppo'/'trajectories'/'agentic'/'it0000'/'relu__s0.jsonl').read_text()
+    (tmp_path/'other').mkdir(); (tmp_path/'other'/'metrics.jsonl').write_text(json.dumps(dict(stage='agentic', step=0)) + '\n')
+    assert gain_bench.share_iteration_0(tmp_path, 'other') == 0 and not (tmp_path/'other'/'trajectories').exists()
+
+
 @pytest.fixture(scope='module')
 def smoke(tmp_path_factory):
     "One sequential --smoke run (fine-tuning, probe, both arms): its folder and command."
@@ -87,7 +102,8 @@ def test_smoke_run_writes_both_arms_and_resumes(smoke):
     assert [len(res['curves'][a]) for a in ('ppo', 'frozen')] == [2, 2] and res['ppo_gain'] is not None
     assert {r['kl'] for r in res['curves']['frozen']} == {r['kl_after'] for r in res['curves']['frozen']} == {0.0}   # the frozen actor never moves
     assert res['kl_positive'] and all(r['kl_after'] > 0 for r in res['curves']['ppo'])           # the ppo arm's updates move it
-    assert res['curves']['ppo'][0]['same_as_other_arm'] >= 0.5      # one checkpoint, the same keyed draws: iteration 0 played alike (~all)
+    first = [res['curves'][a][0] for a in ('ppo', 'frozen')]        # iteration 0: the ppo arm's episodes, shared by the frozen arm
+    assert first[0]['same_as_other_arm'] == 1.0 and first[0]['reward_mean'] == first[1]['reward_mean'] and first[0]['ppo_minus_frozen'] == 0.0
     probe = res['lr_probe']                                                        # the ppo arm's rate: measured, then used
     assert [r['actor_lr'] for r in probe['rows']] == [float(x) for x in gain_bench.PROBE_LRS.split(',')]
     assert probe['chosen'] == max([r['actor_lr'] for r in probe['rows'] if r['kl'] <= probe['target_kl']] or [min(r['actor_lr'] for r in probe['rows'])])
@@ -111,7 +127,7 @@ def test_parallel_arms_run_as_two_processes(tmp_path, smoke):
     assert cut.returncode == 0 and 'stopped after 0.02 min' in cut.stderr, cut.stderr[-3000:]
     assert json.loads((tmp_path/'r.json').read_text())['arms_finished'] == dict(ppo=False, frozen=False)
     r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)                                  # the next call resumes them
-    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.returncode == 0 and "the frozen arm starts, sharing the ppo arm's iteration 0" in r.stderr, r.stderr[-3000:]
     res = json.loads((tmp_path/'r.json').read_text())
     assert res['arms_finished'] == dict(ppo=True, frozen=True) and [len(res['curves'][a]) for a in ('ppo', 'frozen')] == [2, 2]
     assert {r['kl'] for r in res['curves']['frozen']} == {0.0}
