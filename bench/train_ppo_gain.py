@@ -156,6 +156,30 @@ def arm_curve(out: Path, replays: dict) -> list:
 PROBE_LRS, TARGET_KL = '3e-6,4e-6,5e-6,6e-6', 0.05
 
 
+def fork_index(ids: list, mask: list, other_ids: list, other_mask: list):
+    """Where an episode's replies first part from another's (its first policy token unlike the other's at the same place
+    among their policy tokens), as an index into its shifted log-probs (`collate`'s mask); None if one's replies begin the other's.
+    A give-up replay against its task's stopping one: the token that chose `finish` over writing code."""
+    mine, theirs = [j for j, m in enumerate(mask) if m], [j for j, m in enumerate(other_mask) if m]
+    i = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if ids[a] != other_ids[b]), None)
+    return None if i is None else mine[i] - 1
+
+
+def choice_probabilities(eps: list, variant: list, logps: list) -> dict:
+    """Mean sampling probability of each replay's choice at its fork (`fork_index` against a replay of its task that chose
+    otherwise): 'give_up' over the give-up replays, 'write' over the others; `logps[i]` is replay i's (1, T-1) log-probs."""
+    import math
+    out = {}
+    for side, mine in (('give_up', lambda v: v == 'give_up'), ('write', lambda v: v != 'give_up')):
+        ps = []
+        for i, (e, v) in enumerate(zip(eps, variant)):
+            other = next((o for o, w in zip(eps, variant) if o.meta['task_id'] == e.meta['task_id'] and mine(w) != mine(v)), None)
+            k = fork_index(e.ids, e.mask, other.ids, other.mask) if mine(v) and other is not None else None
+            if k is not None: ps.append(math.exp(float(logps[i][0, k])))
+        out[side] = round(sum(ps) / len(ps), 4) if ps else None
+    return out
+
+
 def probe_lrs(root: Path, preset: str, sets: dict, lrs: list, target_kl: float) -> dict:
     """The actor learning rate, chosen by measurement: from the fine-tuned checkpoint, one PPO update (the preset's epochs and
     mini-batches, actor and critic) on the fine-tuning replays per rate, undone after; its KL to the fine-tuned policy and the
@@ -170,8 +194,10 @@ def probe_lrs(root: Path, preset: str, sets: dict, lrs: list, target_kl: float) 
     tr.fresh_moments()                                   # as stage 4 starts: no Adam moments carried over from fine-tuning
     trajs = read_trajs(root/'sft'/'trajectories'/'rft'/'scripted')
     variant = [variant_of(t['header']['sample']) for t in trajs]
-    mbs = [collate([episode_from_trajectory(t, tr.tok, c.max_seq_len)], tr.tok.pad_token_id, tr.acc.device) for t in trajs]   # one each, in order
+    eps = [episode_from_trajectory(t, tr.tok, c.max_seq_len) for t in trajs]
+    mbs = [collate([e], tr.tok.pad_token_id, tr.acc.device) for e in eps]   # one each, in order
     tr.score(mbs)
+    before = choice_probabilities(eps, variant, [b['old_logp'] for b in mbs])
     keep = lambda m: {k: v.detach().clone() for k, v in m.state_dict().items()}
     saved = (keep(tr.actor), keep(tr.critic), copy.deepcopy(tr.opt_a.state_dict()), copy.deepcopy(tr.opt_c.state_dict()))
     rows = []
@@ -183,13 +209,17 @@ def probe_lrs(root: Path, preset: str, sets: dict, lrs: list, target_kl: float) 
             kl = sum(masked_mean(kl_penalty(n, b['old_logp'], 'k3'), b['mask']).item() for n, b in zip(new, mbs)) / len(mbs)
             dlogp = [((n - b['old_logp']) * b['mask']).sum().item() for n, b in zip(new, mbs)]
         by = {v: round(sum(d for d, w in zip(dlogp, variant) if w == v) / max(1, variant.count(v)), 4) for v in VARIANTS}
-        rows.append(dict(actor_lr=lr, kl=round(kl, 6), update_kl=upd.get('kl'), clip_frac=upd.get('clip_frac'), logp_change_by_variant=by))
-        print(f"train_ppo_gain: probe actor_lr={lr:g}: kl {kl:.5f}, clip_frac {upd.get('clip_frac') or 0:.3f}, log-prob change by variant {by}", file=sys.stderr)
+        choice = choice_probabilities(eps, variant, new)
+        rows.append(dict(actor_lr=lr, kl=round(kl, 6), update_kl=upd.get('kl'), clip_frac=upd.get('clip_frac'), logp_change_by_variant=by, choice_p=choice))
+        print(f"train_ppo_gain: probe actor_lr={lr:g}: kl {kl:.5f}, clip_frac {upd.get('clip_frac') or 0:.3f}, log-prob change by variant {by}, "
+              f"choice probability {before} -> {choice}", file=sys.stderr)
         tr.actor.load_state_dict(saved[0]); tr.critic.load_state_dict(saved[1])
         tr.opt_a.load_state_dict(copy.deepcopy(saved[2])); tr.opt_c.load_state_dict(copy.deepcopy(saved[3]))
     ok = [r['actor_lr'] for r in rows if r['kl'] <= target_kl]
     res = dict(rule=f"the largest actor_lr whose one-iteration update keeps KL (k3, token mean, on the {len(mbs)} fine-tuning replays) <= {target_kl}",
-               target_kl=target_kl, episodes=len(mbs), rows=rows, chosen=max(ok) if ok else min(lrs))
+               target_kl=target_kl, episodes=len(mbs), choice_p_before=before, rows=rows, chosen=max(ok) if ok else min(lrs),
+               choice_rule="choice_p: mean sampling probability (at the preset's temperature) of each replay's own choice at the token where it parts from "
+                           "a replay of its task that chose otherwise: give_up over the give-up replays, write over the others (fork_index)")
     tr.close(); del tr
     if torch.cuda.is_available(): torch.cuda.empty_cache()
     shutil.rmtree(out, ignore_errors=True)

@@ -34,6 +34,21 @@ def test_measures_on_hand_made_episodes():
     assert gain_bench.common_gains(dict(ppo=curve, frozen=curve[:1]), 2)['gains'] == dict(ppo=None, frozen=None)
 
 
+def test_choice_is_read_at_the_fork():
+    "fork_index: the first policy token where two replays part (prompt and observations, mask 0, may differ); choice_probabilities reads each replay's own choice there."
+    import math, torch
+    from cuda_agent_wb.train.episodes import Episode
+    give_up, stop = [1, 2, 3, 7, 9, 5], [1, 2, 4, 7, 8, 6, 6]             # prompt 1, reply 2, observation 3/4 (jittered), reply 7 then 9 (finish) or 8 (write)
+    gm, sm = [0, 1, 0, 1, 1, 1], [0, 1, 0, 1, 1, 1, 1]
+    assert gain_bench.fork_index(give_up, gm, stop, sm) == 3 and gain_bench.fork_index(stop, sm, give_up, gm) == 3   # token 4 of each: logp index 3
+    assert gain_bench.fork_index(give_up[:4], gm[:4], stop, sm) is None
+    eps = [Episode(give_up, gm, -1.0, '', dict(task_id='relu')), Episode(stop, sm, 1.0, '', dict(task_id='relu')), Episode([1], [0], 1.0, '', dict(task_id='matmul'))]
+    logps = [torch.full((1, len(e.ids) - 1), math.log(0.5)) for e in eps]
+    logps[0][0, 3], logps[1][0, 3] = math.log(0.25), math.log(0.8)
+    assert gain_bench.choice_probabilities(eps, ['give_up', 'stop', 'stop'], logps) == dict(give_up=0.25, write=0.8)   # matmul: no replay to part from
+    assert gain_bench.choice_probabilities(eps[2:], ['stop'], logps[2:]) == dict(give_up=None, write=None)
+
+
 def test_paired_difference_matches_episodes_across_arms(tmp_path):
     "Episodes are matched by file name across the arms; unfinished or task-error ones are left out; the tail's interval holds its mean."
     def write(arm, name, best, texts=('a',), summary=True, invalid=False):
@@ -107,6 +122,7 @@ def test_smoke_run_writes_both_arms_and_resumes(smoke):
     probe = res['lr_probe']                                                        # the ppo arm's rate: measured, then used
     assert [r['actor_lr'] for r in probe['rows']] == [float(x) for x in gain_bench.PROBE_LRS.split(',')]
     assert probe['chosen'] == max([r['actor_lr'] for r in probe['rows'] if r['kl'] <= probe['target_kl']] or [min(r['actor_lr'] for r in probe['rows'])])
+    assert all(0 <= r['choice_p']['give_up'] <= 1 and 0 <= r['choice_p']['write'] <= 1 for r in probe['rows'])   # relu's replays: both sides found
     assert res['actor_lr'] == probe['chosen'] == json.loads((tmp_path/'run'/'ppo'/'config.json').read_text())['actor_lr']
     assert json.loads((tmp_path/'run'/'frozen'/'config.json').read_text())['actor_lr'] == 0.0
     scripted = tmp_path/'run'/'sft'/'trajectories'/'rft'/'scripted'
