@@ -1,6 +1,6 @@
 """Does PPO add anything to fine-tuning? (issue 26, item 1.) The `gpu-100m-ppo-gain` preset fine-tunes a random-init
-~100M model on each bundled CUDA script replayed three ways (`VARIANTS`, four replays a task: `REPLAYS`): giving up before writing any code (it profiles
-PyTorch, then calls `finish`: no solution, reward -1), stopping after its first, slower kernel (profiled, then `finish`;
+~100M model on each bundled CUDA script replayed three ways (`VARIANTS`, four replays a task: `REPLAYS`): giving up at
+once (its first reply calls `finish`: no solution, reward -1), stopping after its first, slower kernel (profiled, then `finish`;
 reward 1 or 2), and going on to the faster second kernel (up to 3 where it beats `torch.compile`). The preset keeps the
 give-up replays in fine-tuning (`rft_min_reward=-2`), and half the replays give up, so the fine-tuned policy should give
 up on about half of its episodes (`gave_up_share` at iteration 0 says what it does): room that only RL can take, since
@@ -67,6 +67,12 @@ def variant_of(sample: int) -> str:
 WRITES = ('write_file', 'edit_file')
 
 
+# Giving up comes in the first reply, whose context is the task's prompt alone. Until the ninth run (edec4a5) a give-up
+# replay profiled PyTorch first, so the choice followed an observation with timings in it: the two arms' copies of one
+# episode parted there (5 of 16 at the ninth run's iteration 0, one policy and the same draws), and the fine-tuned policy
+# could tie its choice to the digits it had seen. At once, every episode of a task meets the choice in the same context,
+# in both arms and every iteration; with the arms' shared draws, the episodes whose choice differs between them are
+# the ones PPO's update flipped.
 def script_variants(task_id: str, backend: str, language: str = 'cuda'):
     "The task's script (in `language`) cut three ways, {variant: policy}; None when it has no second kernel."
     from cuda_agent_wb.policy import load_script, ScriptedPolicy
@@ -76,10 +82,8 @@ def script_variants(task_id: str, backend: str, language: str = 'cuda'):
     full = load_script(p)
     head = full.actions[:cut]
     if not any(a.get('tool') == 'verify' for a in head): return None
-    first_write = next(i for i, a in enumerate(full.actions) if a.get('tool') in WRITES)
-    look = full.actions[:first_write] or [{'tool': 'profile', 'args': {}}]     # what it did before writing any code
-    give_up = ScriptedPolicy(look + [{'tool': 'finish', 'args': {'summary': 'no kernel written.'}, 'say': "I'll stop here without writing a kernel."}],
-                             source=f"{p}#give-up-before-writing")
+    give_up = ScriptedPolicy([{'tool': 'finish', 'args': {'summary': 'no kernel written.'}, 'say': "I'll stop here without writing a kernel."}],
+                             source=f"{p}#give-up-at-once")      # why at once: the comment above
     tail = [] if head[-1].get('tool') == 'profile' else [{'tool': 'profile', 'args': {}}]   # the first kernel is timed before stopping
     stop = ScriptedPolicy(head + tail + [{'tool': 'finish', 'args': {'summary': 'first version, profiled.'}, 'say': 'Good enough.'}],
                           source=f"{p}#stop-after-first-kernel")

@@ -128,7 +128,7 @@ def test_smoke_run_writes_both_arms_and_resumes(smoke):
     scripted = tmp_path/'run'/'sft'/'trajectories'/'rft'/'scripted'
     tools = {k: [json.loads(l).get('action', {}) for l in (scripted/f'relu__s{k}.jsonl').read_text().splitlines()] for k in (0, 1, 2, 3)}
     tools = {k: [a.get('tool') for a in v if a] for k, v in tools.items()}      # samples 0, 1, 2, 3: give up, stop, give up, go on
-    assert tools[0] == tools[2] == ['profile', 'finish'] and res['replays']['relu']['give_up'] == [-1.0, -1.0]
+    assert tools[0] == tools[2] == ['finish'] and res['replays']['relu']['give_up'] == [-1.0, -1.0]        # giving up at once
     assert tools[1][-2:] == ['profile', 'finish'] and len(tools[1]) < len(tools[3]) and tools[1][:-1] == tools[3][:len(tools[1]) - 1]
     again = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)             # a second call: everything is done
     assert again.returncode == 0, again.stderr[-3000:]
