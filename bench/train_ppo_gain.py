@@ -316,7 +316,7 @@ def summarise(root: Path, cfg, tail: int, extra: dict) -> dict:
                 kl_coef=cfg.kl_coef, gamma=cfg.gamma, lam=cfg.lam, clip=[cfg.clip_low, cfg.clip_high], ppo_epochs=cfg.ppo_epochs, mini_batch=cfg.mini_batch, temperature=cfg.temperature, tail=tail,
                 gain_over=dict(iterations=common['iterations'], tail=common['tail'],
                                rule='iterations both arms finished; the gain averages the last `tail` of them (fewer than asked when the time box cut the arms short) minus iteration 0'),
-                ppo_gain=gains['ppo'], frozen_gain=gains['frozen'], paired=paired, kl_positive=kl_positive,
+                ppo_gain=gains['ppo'], frozen_gain=gains['frozen'], iteration_0_shared=same.get(0) == 1.0, paired=paired, kl_positive=kl_positive,
                 target=f"ppo_gain >= {TARGET} and >= frozen_gain + {TARGET}, and kl_after > 0 in every ppo iteration (kl_after: k3 of the actor after each update from the one that sampled)",
                 target_met=met, arms_finished=done, fine_tuning=fine_tuning(read_metrics(root/'sft'/'metrics.jsonl')) if (root/'sft'/'metrics.jsonl').is_file() else None, replays=replays, curves=curves, **extra)
 

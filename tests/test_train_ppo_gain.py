@@ -118,7 +118,7 @@ def test_smoke_run_writes_both_arms_and_resumes(smoke):
     assert {r['kl'] for r in res['curves']['frozen']} == {r['kl_after'] for r in res['curves']['frozen']} == {0.0}   # the frozen actor never moves
     assert res['kl_positive'] and all(r['kl_after'] > 0 for r in res['curves']['ppo'])           # the ppo arm's updates move it
     first = [res['curves'][a][0] for a in ('ppo', 'frozen')]        # iteration 0: the ppo arm's episodes, shared by the frozen arm
-    assert first[0]['same_as_other_arm'] == 1.0 and first[0]['reward_mean'] == first[1]['reward_mean'] and first[0]['ppo_minus_frozen'] == 0.0
+    assert res['iteration_0_shared'] and first[0]['same_as_other_arm'] == 1.0 and first[0]['reward_mean'] == first[1]['reward_mean'] and first[0]['ppo_minus_frozen'] == 0.0
     probe = res['lr_probe']                                                        # the ppo arm's rate: measured, then used
     assert [r['actor_lr'] for r in probe['rows']] == [float(x) for x in gain_bench.PROBE_LRS.split(',')]
     assert probe['chosen'] == max([r['actor_lr'] for r in probe['rows'] if r['kl'] <= probe['target_kl']] or [min(r['actor_lr'] for r in probe['rows'])])
