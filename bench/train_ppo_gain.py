@@ -7,6 +7,12 @@ up on about half of its episodes (`gave_up_share` at iteration 0 says what it do
 fine-tuning copied all three. Why half: with a third (the 055f8be run, bench/results/history), sampling at temperature
 0.5 sharpened the choice: the frozen arm gave up on 11 of its 64 episodes (17 %), so a policy that never gave up could
 expect about 0.25 more reward than the frozen one, too little room to show a gain 0.3 above the frozen arm's.
+Half of the replays is not half of the fine-tuning data at the choice, though: a copy that shows a recovered miss
+(`rft_recover`) puts the miss before a random reply, and a give-up replay has one reply, so both of its recovered
+copies met the choice after an error, while a writing replay's rarely did. At the prompt alone the data then gave up
+about 4 times against 7.6 (0.34; 0.22 once temperature 0.5 sharpens it), and the probe read 0.24 (ea7a666 run; 1 of 16
+episodes gave up at iteration 0). The preset now keeps those misses after the first reply (`rft_recover_first=False`):
+4 against 4 at the prompt.
 The ppo arm's learning rate is measured, not guessed: from the fine-tuned checkpoint, one PPO update per rate in
 `--probe-lrs` on the fine-tuning replays (undone after), and the largest rate whose KL to the fine-tuned policy stays
 at or below `--target-kl` (`lr_probe` in the results; `--no-probe` takes the preset's).

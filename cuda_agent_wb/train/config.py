@@ -104,6 +104,7 @@ class RFTSettings:
     rft_script_samples: int = 1          # replays of each script (each sees other timings in its observations)
     rft_jitter: int = 0                  # extra copies of each kept trajectory with other numbers in its evaluator observations
     rft_recover: int = 0                 # how many of those copies also show one unreadable reply (not trained on) and its error, then the right one
+    rft_recover_first: bool = True       # whether that miss may come before the first reply (False: never; a one-step trajectory's copy stays clean)
     sft_epochs: int = 2
     sft_lr: float = 1e-5
     sft_schedule: str = 'constant'       # 'constant' sft_lr, or 'cosine': from sft_lr down to 0 over all SFT steps
@@ -178,6 +179,7 @@ PRESETS['cpu-demo'] = dict(PRESETS['tiny-cpu'], stages=[2, 3, 4], tasks=['relu']
 
 # %% ../../nbs/12_train_5_config.ipynb #56147e9b
 PRESETS['gpu-100m-ppo-gain'] = dict(PRESETS['gpu-100m-demo'], rft_script_samples=1, rft_jitter=3, rft_recover=2,
+                                    rft_recover_first=False,            # a give-up replay's one reply is the choice: its copies meet it at the prompt, as writing ones do
                                     ppo_iterations=12, ppo_episodes=16,   # more than fit in 15 minutes: bench/train_ppo_gain.py's --arm-minutes ends the arms
                                     samples_per_task=2, mini_batch=8, ppo_epochs=2,
                                     workers=16, actor_lr=2e-5, critic_lr=1e-5, save_every=1,

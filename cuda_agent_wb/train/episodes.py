@@ -147,12 +147,13 @@ def break_reply(text: str, rng: random.Random, tries: int = 50) -> tuple[str, st
     return '', parse_tool_call('')[1]
 
 # %% ../../nbs/12_train_2_episodes.ipynb #f7bcd3da
-def inject_parse_error(traj: dict, seed) -> dict:
+def inject_parse_error(traj: dict, seed, first: bool = True) -> dict:
     "A copy of `traj` with one unreadable near miss of a random step's reply (not trained on) and the environment's error before that step."
     from cuda_agent_wb.agent import parse_failure
     rng, steps = random.Random(seed), traj['steps']
-    if not steps: return traj
-    k = rng.randrange(len(steps))
+    lo = 0 if first else 1                         # first=False: never before the first reply
+    if len(steps) <= lo: return traj
+    k = rng.randrange(lo, len(steps))
     bad, why = break_reply(steps[k]['model_text'], rng)
     miss = dict(type='step', turn=steps[k].get('turn', k + 1), model_text=bad, action=None, parse_error=why,
                 observation=f"Error: {parse_failure(why)}", result=None, reward=None, solution=None, error=parse_failure(why), trainable=False)

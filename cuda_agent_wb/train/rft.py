@@ -170,7 +170,7 @@ def sft_episodes(self: Trainer, trajs: list) -> list[Episode]:
     "Fine-tuning data: each kept trajectory, then `rft_jitter` copies of each with other numbers in its evaluator observations."
     c = self.cfg
     copies = [jitter_trajectory(t, f"{c.seed}-{k}-{i}") for k in range(c.rft_jitter) for i, t in enumerate(trajs)]
-    copies = [inject_parse_error(t, f"{c.seed}-miss-{j}") if j < c.rft_recover * len(trajs) else t for j, t in enumerate(copies)]
+    copies = [inject_parse_error(t, f"{c.seed}-miss-{j}", c.rft_recover_first) if j < c.rft_recover * len(trajs) else t for j, t in enumerate(copies)]
     return [episode_from_trajectory(t, self.tok, c.max_seq_len) for t in trajs + copies]
 
 # %% ../../nbs/12_train_9_rft.ipynb #212b5ea3
