@@ -119,12 +119,12 @@ def batch_stats(mbs: list[dict]) -> dict:
 # %% ../../nbs/12_train_8_ppo.ipynb #kla00002
 @patch
 def policy_shift(self: Trainer, mbs: list[dict]) -> float:
-    "KL (k3, token mean) of the actor now from the one that sampled the scored `mbs` (their `old_logp`)."
+    "KL(sampler ‖ actor now), k3 token mean over the scored `mbs`' tokens, which the sampler (`old_logp`) drew."
     num = den = 0.0
     with torch.no_grad():
         for b in mbs:
             lp = forward_logprobs(self.actor, b['input_ids'], b['attention_mask'], self.cfg.temperature)
-            k3 = kl_penalty(lp.double(), b['old_logp'].double(), 'k3')     # float64: k3 of a tiny move stays >= 0
+            k3 = kl_penalty(b['old_logp'].double(), lp.double(), 'k3')     # the sampler first; float64: a tiny move stays >= 0
             num += (k3 * b['mask']).sum().item(); den += b['mask'].sum().item()
     return num / den if den else 0.0
 
