@@ -49,6 +49,28 @@ def test_choice_is_read_at_the_fork():
     assert gain_bench.choice_probabilities(eps[2:], ['stop'], logps[2:]) == dict(give_up=None, write=None)
 
 
+def clean_fork_counts(tmp_path, **copies) -> dict:
+    "Fine-tuning episodes of relu's four replays (and their copies) that meet the first reply at the prompt alone, by choice."
+    from cuda_agent_wb.rollout import read_trajectory
+    from cuda_agent_wb.train import Trainer, make_config
+    t = read_trajectory(ROOT/'data/trajectories/cpu/relu__s0.jsonl')            # 12 replies
+    replies = dict(give_up=1, stop=9, go_on=12)                                # the cuda relu script's, by variant
+    trajs = [dict(t, steps=t['steps'][:replies[v]]) for v in gain_bench.REPLAYS]
+    eps = Trainer(make_config('toy', out_dir=str(tmp_path), max_seq_len=10**6, **copies)).sft_episodes(trajs)
+    first = [list(e.mask).index(1) for e in eps]                               # a miss before the first reply comes first
+    choice = ['give_up' if gain_bench.REPLAYS[j % len(trajs)] == 'give_up' else 'write' for j in range(len(eps))]
+    return {c: sum(f == min(first) for f, k in zip(first, choice) if k == c) for c in ('give_up', 'write')}
+
+
+def test_fine_tuning_meets_the_choice_at_the_prompt_as_often_giving_up_as_writing(tmp_path):
+    "The preset's copies keep their misses after the first reply: at the prompt alone the data gives up as often as it writes."
+    from cuda_agent_wb.train.config import PRESETS
+    copies = {k: PRESETS['gpu-100m-ppo-gain'][k] for k in ('rft_jitter', 'rft_recover', 'rft_recover_first')}
+    assert clean_fork_counts(tmp_path/'now', **copies) == dict(give_up=8, write=8)
+    before = clean_fork_counts(tmp_path/'before', **dict(copies, rft_recover_first=True))   # the tenth run's (ea7a666) data
+    assert before['give_up'] == 4 and before['write'] > 6, before
+
+
 def test_paired_difference_matches_episodes_across_arms(tmp_path):
     "Episodes are matched by file name across the arms; unfinished or task-error ones are left out; the tail's interval holds its mean."
     def write(arm, name, best, texts=('a',), summary=True, invalid=False):
