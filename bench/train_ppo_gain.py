@@ -152,7 +152,8 @@ def arm_curve(out: Path, replays: dict) -> list:
     if m is None or not len(m): return []
     ag = m[m['stage'] == STAGES[4]]
     keys = ('step', 'reward_mean', 'pass_rate', 'heldout_reward_mean', 'heldout_pass_rate', 'kl', 'kl_after', 'clip_frac', 'entropy', 'policy_loss',
-            'parse_error_rate', 'turns_mean', 'gen_tokens_per_s', 'rollout_s', 'gen_s', 'wait_s', 'update_s', 'step_s')
+            'parse_error_rate', 'turns_mean', 'gen_tokens_per_s', 'rollout_s', 'gen_s', 'wait_s', 'update_s', 'step_s',
+            'grad_norm_actor', 'ratio_dev', 'explained_var')      # how large each update's gradient was (before clipping), the largest ratio move, the critic's fit
     rows = []
     for r in ag.to_dict('records'):
         row = {k: r[k] for k in keys if k in r and r[k] == r[k]}
