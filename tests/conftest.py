@@ -30,6 +30,16 @@ def pytest_collection_modifyitems(config, items):
         if 'gpu' in it.keywords: it.add_marker(skip)
 
 
+def interpreter_evaluator():
+    """A CPU evaluator for Triton under its interpreter, which runs each kernel in Python: one verify of
+    layernorm_gelu_residual's script took over the 10 s phase floor on a loaded 2-core CI machine (fresh clone of
+    1a388bc). These tests check what the candidates compute and what they are flagged for; the time limits are
+    test_evaluator's, so here the floor is 150 s (under the sandbox's 180 s run_timeout)."""
+    from cuda_agent_wb.config import load_settings
+    from cuda_agent_wb.reward import Evaluator
+    return Evaluator('cpu', settings=load_settings(env=dict(os.environ, CAWB_SANDBOX_PHASE_FLOOR_S='150')))
+
+
 def free_port() -> int:
     with socket.socket() as s: s.bind(('127.0.0.1', 0)); return s.getsockname()[1]
 

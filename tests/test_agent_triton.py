@@ -4,7 +4,7 @@ sheet says what the interpreter's timings are."""
 import importlib.util, json
 from pathlib import Path
 import pytest
-from conftest import ROOT
+from conftest import ROOT, interpreter_evaluator
 from cuda_agent_wb.agent_triton import (check_language, language_script_path, scripted_solution, triton_script_tasks,
                                         triton_skill_document)
 from cuda_agent_wb.tasks import load_task
@@ -54,8 +54,7 @@ needs_triton = pytest.mark.skipif(importlib.util.find_spec('triton') is None,
 
 @pytest.fixture(scope='module')
 def ev():
-    from cuda_agent_wb.reward import Evaluator
-    e = Evaluator('cpu')
+    e = interpreter_evaluator()
     yield e
     e.close()
 

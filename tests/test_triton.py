@@ -3,7 +3,7 @@ under Triton's interpreter: valid ones accepted (reward 1, timings labelled `tri
 adversarial one rejected with its named flag. The `gpu` tests (compiled Triton, per-candidate cache, side stream) run
 only where CUDA is."""
 import pytest
-from conftest import ROOT
+from conftest import ROOT, interpreter_evaluator
 from cuda_agent_wb.tasks import load_task
 from cuda_agent_wb.verify import REVIEW_FLAGS
 
@@ -21,7 +21,7 @@ def task_of(name):
 
 @pytest.fixture(scope='module')
 def ev():
-    e = Evaluator('cpu')
+    e = interpreter_evaluator()
     yield e
     e.close()
 
