@@ -29,7 +29,8 @@ start from the same episodes.
     python bench/train_ppo_gain.py --parallel --arm-minutes 14 --min-iterations 4   # time-boxed, but never before each arm has 4 iterations
     python bench/train_ppo_gain.py --smoke         # the script end to end on a CPU in a few minutes: toy settings, no claim
 
-Per PPO iteration of each arm: reward mean, pass rate, `gave_up_share` (episodes that wrote no code), `faster_share` (episodes whose best reward beat everything the
+Per PPO iteration of each arm: reward mean, pass rate, `gave_up_share` (episodes that wrote no code), `give_up_p_after`
+(the actor's give-up probability at the replays' fork after the iteration's update: `ForkTracker`), `faster_share` (episodes whose best reward beat everything the
 stopping replay of their task reached, over the episodes of tasks where going on paid in the replays),
 `second_kernel_share` (episodes that evaluated a second, different correct solution), `same_as_other_arm` (episodes the two
 arms played token for token alike: the arms share every random draw, keyed by episode and turn; 1 at the shared
@@ -154,10 +155,11 @@ def arm_curve(out: Path, replays: dict) -> list:
     keys = ('step', 'reward_mean', 'pass_rate', 'heldout_reward_mean', 'heldout_pass_rate', 'kl', 'kl_after', 'clip_frac', 'entropy', 'policy_loss',
             'parse_error_rate', 'turns_mean', 'gen_tokens_per_s', 'rollout_s', 'gen_s', 'wait_s', 'update_s', 'step_s',
             'grad_norm_actor', 'ratio_dev', 'explained_var')      # how large each update's gradient was (before clipping), the largest ratio move, the critic's fit
-    rows = []
+    rows, fork = [], fork_rows(out)
     for r in ag.to_dict('records'):
         row = {k: r[k] for k in keys if k in r and r[k] == r[k]}
         row.update(episode_shares(read_trajs(out/'trajectories'/STAGES[4]/f"it{int(r['step']):04d}"), replays))
+        row['give_up_p_after'] = fork.get(int(r['step']))     # the policy this iteration's update left, read at the replays' fork
         rows.append(row)
     return rows
 
@@ -193,22 +195,51 @@ def choice_probabilities(eps: list, variant: list, logps: list) -> dict:
     return out
 
 
+def replay_batches(root: Path, tr) -> tuple:
+    "The fine-tuning replays as `tr`'s episodes, their variants, and one collated batch each (in order)."
+    from cuda_agent_wb.train.episodes import collate, episode_from_trajectory
+    trajs = read_trajs(root/'sft'/'trajectories'/'rft'/'scripted')
+    eps = [episode_from_trajectory(t, tr.tok, tr.cfg.max_seq_len) for t in trajs]
+    return eps, [variant_of(t['header']['sample']) for t in trajs], [collate([e], tr.tok.pad_token_id, tr.acc.device) for e in eps]
+
+
+class ForkTracker:
+    """A metrics listener of one arm: after each PPO iteration (its update done), the actor's choice probabilities at the
+    fork of the fine-tuning replays (`choice_probabilities`), one row per step in `fork.jsonl`. The sampled give-up share
+    of 16 episodes reads the choice through the noise of 16 draws; this reads the policy itself."""
+    def __init__(self, root: Path, tr, out: Path): self.root, self.tr, self.path, self.data = root, tr, out/'fork.jsonl', None
+
+    def __call__(self, rec: dict):
+        from cuda_agent_wb.rl import forward_logprobs
+        from cuda_agent_wb.train import STAGES
+        if rec['stage'] != STAGES[4]: return
+        tr = self.tr
+        if self.data is None: self.data = replay_batches(self.root, tr)
+        eps, variant, mbs = self.data
+        with tr.training_hold(), torch.no_grad():
+            lps = [forward_logprobs(tr.actor, b['input_ids'], b['attention_mask'], tr.cfg.temperature) for b in mbs]
+        with open(self.path, 'a') as f: f.write(json.dumps(dict(step=rec['step'], **choice_probabilities(eps, variant, lps))) + '\n')
+
+
+def fork_rows(out: Path) -> dict:
+    "{step: give-up probability at the fork after that iteration's update} from an arm's `fork.jsonl` (the last row of a step wins)."
+    if not (out/'fork.jsonl').is_file(): return {}
+    rows = [json.loads(l) for l in (out/'fork.jsonl').read_text().splitlines() if l.strip().endswith('}')]
+    return {r['step']: r.get('give_up') for r in rows}
+
+
 def probe_lrs(root: Path, preset: str, sets: dict, lrs: list, target_kl: float) -> dict:
     """The actor learning rate, chosen by measurement: from the fine-tuned checkpoint, one PPO update (the preset's epochs and
     mini-batches, actor and critic) on the fine-tuning replays per rate, undone after; its KL to the fine-tuned policy and the
     mean log-prob change of the replays by variant. Chosen: the largest rate whose KL is at most `target_kl`."""
     from cuda_agent_wb.rl import forward_logprobs, kl_penalty, masked_mean
     from cuda_agent_wb.train import Trainer, make_config
-    from cuda_agent_wb.train.episodes import collate, episode_from_trajectory
     out = root/'probe'; shutil.rmtree(out, ignore_errors=True); out.mkdir(parents=True)
     for name in ('base', 'rft'): shutil.copytree(root/'sft'/name, out/name, dirs_exist_ok=True)
     shutil.copytree(root/'sft'/'checkpoints'/'last', out/'checkpoints'/'last')
     tr = Trainer(make_config(preset, out_dir=str(out), stages=[2, 3, 4], **sets)); c = tr.cfg
     tr.fresh_moments()                                   # as stage 4 starts: no Adam moments carried over from fine-tuning
-    trajs = read_trajs(root/'sft'/'trajectories'/'rft'/'scripted')
-    variant = [variant_of(t['header']['sample']) for t in trajs]
-    eps = [episode_from_trajectory(t, tr.tok, c.max_seq_len) for t in trajs]
-    mbs = [collate([e], tr.tok.pad_token_id, tr.acc.device) for e in eps]   # one each, in order
+    eps, variant, mbs = replay_batches(root, tr)
     tr.score(mbs)
     before = choice_probabilities(eps, variant, [b['old_logp'] for b in mbs])
     keep = lambda m: {k: v.detach().clone() for k, v in m.state_dict().items()}
@@ -334,7 +365,7 @@ def report(path: Path, res: dict):
     "Curves of both arms, one panel per measure."
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
-    keys = ['reward_mean', 'gave_up_share', 'faster_share', 'second_kernel_share', 'pass_rate', 'heldout_reward_mean', 'heldout_pass_rate', 'kl_after', 'clip_frac',
+    keys = ['reward_mean', 'gave_up_share', 'give_up_p_after', 'faster_share', 'second_kernel_share', 'pass_rate', 'heldout_reward_mean', 'heldout_pass_rate', 'kl_after', 'clip_frac',
             'entropy', 'policy_loss', 'turns_mean', 'same_as_other_arm', 'ppo_minus_frozen']
     fig = make_subplots(rows=(len(keys) + 3) // 4, cols=4, subplot_titles=keys)
     for arm, color in (('ppo', '#ef553b'), ('frozen', '#636efa')):
@@ -494,6 +525,7 @@ def main():
         if arm != 'ppo': share_iteration_0(root, arm)     # the ppo arm's iteration 0, where it has one (--parallel copied it already)
         ov = dict(sets, actor_lr=lr) if lr is not None else sets
         tr = Trainer(make_config(a.preset, out_dir=str(out), stages=[2, 3, 4], **ov))
+        tr.metrics.listeners.append(ForkTracker(root, tr, out))     # before the writer, so its row is there when the results are written
         if a.arm is None: tr.metrics.listeners.append(lambda rec: write() if rec['stage'] == STAGES[4] else None)   # one writer: --parallel's parent
         tr.run()
     if a.arm is not None: return

@@ -10,9 +10,10 @@ import torch
 import torch.nn.functional as F
 
 # %% auto #0
-__all__ = ['masked_sum', 'masked_mean', 'masked_var', 'masked_whiten', 'masked_whiten_batches', 'logprobs_from_logits',
-           'entropy_from_logits', 'forward_logprobs', 'last_token_index', 'outcome_token_rewards', 'gae_advantages',
-           'ppo_policy_loss', 'value_loss', 'kl_penalty', 'sft_loss', 'explained_variance']
+__all__ = ['LOSS_AGGS', 'masked_sum', 'masked_mean', 'masked_var', 'masked_whiten', 'masked_whiten_batches',
+           'logprobs_from_logits', 'entropy_from_logits', 'forward_logprobs', 'last_token_index',
+           'outcome_token_rewards', 'gae_advantages', 'aggregate_loss', 'ppo_policy_loss', 'value_loss', 'kl_penalty',
+           'sft_loss', 'explained_variance']
 
 # %% ../nbs/11_rl.ipynb #d4445d28
 def masked_sum(x, mask, dim=None):
@@ -100,8 +101,17 @@ def gae_advantages(token_rewards, values, mask, gamma: float = 1.0, lam: float =
         next_v = torch.where(m[:, t].bool(), v[:, t], next_v)
     return adv, (adv + v) * m
 
+# %% ../nbs/11_rl.ipynb #1b3955cc
+LOSS_AGGS = ('token-mean', 'seq-mean-token-mean')
+
+def aggregate_loss(x, mask, mode: str = 'token-mean'):
+    "Per-token `x` (B, T) as one number: mean over trainable tokens, or over sequences of each one's token mean."
+    if mode == 'token-mean': return masked_mean(x, mask)
+    if mode == 'seq-mean-token-mean': return masked_mean(masked_mean(x, mask, -1), (mask.sum(-1) > 0).to(x.dtype))
+    raise ValueError(f"loss aggregation must be one of {', '.join(LOSS_AGGS)}, not {mode!r}")
+
 # %% ../nbs/11_rl.ipynb #31773b34
-def ppo_policy_loss(logp, old_logp, advantages, mask, clip_low: float = 0.2, clip_high: float = 0.28, clip_c=None):
+def ppo_policy_loss(logp, old_logp, advantages, mask, clip_low: float = 0.2, clip_high: float = 0.28, clip_c=None, agg: str = 'token-mean'):
     "Clipped PPO surrogate with asymmetric clip range; returns (loss, clip_fraction, approx_kl)."
     ratio = torch.exp(logp - old_logp)
     pg1 = -advantages * ratio
@@ -109,16 +119,16 @@ def ppo_policy_loss(logp, old_logp, advantages, mask, clip_low: float = 0.2, cli
     loss = torch.maximum(pg1, pg2)
     if clip_c is not None: loss = torch.where(advantages < 0, torch.minimum(loss, -advantages * clip_c), loss)
     clipfrac = masked_mean((pg2 > pg1).float(), mask)
-    return masked_mean(loss, mask), clipfrac.detach(), masked_mean(old_logp - logp, mask).detach()
+    return aggregate_loss(loss, mask, agg), clipfrac.detach(), masked_mean(old_logp - logp, mask).detach()
 
 # %% ../nbs/11_rl.ipynb #55cdc467
-def value_loss(values, old_values, returns, mask, clip=0.2):
+def value_loss(values, old_values, returns, mask, clip=0.2, agg: str = 'token-mean'):
     "Clipped value loss ½·max((V−R)², (clip(V, V_old±clip)−R)²) over trainable tokens; returns (loss, clip_fraction)."
     l1 = (values - returns)**2
-    if clip is None: return 0.5 * masked_mean(l1, mask), torch.zeros((), device=values.device)
+    if clip is None: return 0.5 * aggregate_loss(l1, mask, agg), torch.zeros((), device=values.device)
     v_clipped = old_values + torch.clamp(values - old_values, -clip, clip)
     l2 = (v_clipped - returns)**2
-    return 0.5 * masked_mean(torch.maximum(l1, l2), mask), masked_mean((l2 > l1).float(), mask).detach()
+    return 0.5 * aggregate_loss(torch.maximum(l1, l2), mask, agg), masked_mean((l2 > l1).float(), mask).detach()
 
 # %% ../nbs/11_rl.ipynb #827cd9f4
 def kl_penalty(logp, ref_logp, kind: str = 'k3'):

@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass, field, asdict, fields
 from pathlib import Path
 from .actor import GEN_CACHES
+from ..rl import LOSS_AGGS
 
 # %% auto #0
 __all__ = ['STAGES', 'SFT_SCHEDULES', 'PRESETS', 'DEMO_CUDA_TASKS', 'RunSettings', 'check_train_language', 'SamplingSettings',
@@ -77,6 +78,7 @@ class PPOSettings:
     mini_batch: int = 1024               # episodes per PPO mini-batch (the paper: = the global batch)
     micro_batch: int = 1                 # sequences per forward/backward (gradient accumulation)
     whiten_advantages: bool = True
+    loss_agg: str = 'token-mean'         # how the PPO losses average tokens: 'token-mean' or 'seq-mean-token-mean' (rl.aggregate_loss)
     kl_coef: float = 0.0                 # KL-to-reference penalty in the reward (0: monitored only if ref_kl)
     ref_kl: bool = False                 # keep a frozen reference actor to monitor KL
     entropy_coef: float = 0.0
@@ -187,7 +189,8 @@ PRESETS['gpu-100m-ppo-gain'] = dict(PRESETS['gpu-100m-demo'], rft_script_samples
                                     held_out=['conv2d', 'attention'],   # bundled CUDA tasks kept out of training, played every iteration
                                     rft_min_reward=-2.0,                # keep bench/train_ppo_gain.py's give-up replays (reward -1) in fine-tuning
                                     lam=1.0, value_lam=1.0,             # every policy token's advantage is the outcome minus its value (below)
-                                    max_misses=3)                       # a policy lost in unparseable replies stops, not 16 turns of 3072 tokens
+                                    max_misses=3,                       # a policy lost in unparseable replies stops, not 16 turns of 3072 tokens
+                                    loss_agg='seq-mean-token-mean')     # each episode weighs alike: a reply that gives up is one short turn beside kernels of thousands of tokens
 
 # %% ../../nbs/12_train_5_config.ipynb #a002e911
 _AT_LEAST_1 = ('max_new_tokens max_seq_len ppo_epochs mini_batch micro_batch warmup_episodes rft_max_turns rft_max_repeats sft_batch '
@@ -235,6 +238,7 @@ def make_config(preset='tiny-cpu', **overrides) -> TrainConfig:
     check_config(cfg)
     if not set(cfg.stages) <= set(STAGES): raise ValueError(f"stages must be among 1, 2, 3, 4, not {cfg.stages}")
     if cfg.sft_schedule not in SFT_SCHEDULES: raise ValueError(f"sft_schedule must be one of {', '.join(SFT_SCHEDULES)}, not {cfg.sft_schedule!r}")
+    if cfg.loss_agg not in LOSS_AGGS: raise ValueError(f"loss_agg must be one of {', '.join(LOSS_AGGS)}, not {cfg.loss_agg!r}")
     if cfg.gen_cache not in GEN_CACHES: raise ValueError(f"gen_cache must be one of {', '.join(GEN_CACHES)}, not {cfg.gen_cache!r}")
     if not (isinstance(cfg.evaluators, int) and cfg.evaluators >= 1): raise ValueError(f"evaluators must be a whole number >= 1, not {cfg.evaluators!r}")
     if not (isinstance(cfg.rft_jitter, int) and cfg.rft_jitter >= 0): raise ValueError(f"rft_jitter must be a whole number >= 0, not {cfg.rft_jitter!r}")

@@ -19,7 +19,7 @@ from .actor import holding_device
 from ..profile import DeviceLock, device_lock_key
 
 # %% auto #0
-__all__ = ['HELDOUT_STATS', 'batch_stats']
+__all__ = ['HELDOUT_STATS', 'loss_units', 'batch_stats']
 
 # %% ../../nbs/12_train_8_ppo.ipynb #93420bda
 @patch
@@ -56,12 +56,12 @@ def ppo_microstep(self: Trainer, b: dict, w: float, last: bool) -> dict:
     c, m = self.cfg, b['mask']
     with _sync(self.acc, self.actor, last):
         lp, ent = forward_logprobs(self.actor, b['input_ids'], b['attention_mask'], c.temperature, with_entropy=True)
-        pl, cf, akl = ppo_policy_loss(lp, b['old_logp'], b['advantages'], m, c.clip_low, c.clip_high, c.clip_c)
+        pl, cf, akl = ppo_policy_loss(lp, b['old_logp'], b['advantages'], m, c.clip_low, c.clip_high, c.clip_c, c.loss_agg)
         ent_m = masked_mean(ent, m)
         self.acc.backward((pl - c.entropy_coef * ent_m) * w)
     with _sync(self.acc, self.critic, last):
         v = critic_values(self.critic, b['input_ids'], b['attention_mask'])
-        vl, vcf = value_loss(v, b['old_values'], b['returns'], m, c.value_clip)
+        vl, vcf = value_loss(v, b['old_values'], b['returns'], m, c.value_clip, c.loss_agg)
         self.acc.backward(vl * w)
     return dict(policy_loss=pl.item(), clip_frac=cf.item(), kl=akl.item(), entropy=ent_m.item(), value_loss=vl.item(),
                 value_clip_frac=vcf.item(), ratio_dev=(lp.detach() - b['old_logp']).abs().mul(m).max().item())
@@ -89,16 +89,22 @@ def groups(self: Trainer, mbs: list, mini_batch: int) -> list[list]:
     per = max(1, math.ceil(mini_batch / self.acc.num_processes / max(len(mbs[0]['reward']), 1)))
     return [mbs[i:i + per] for i in range(0, len(mbs), per)]
 
+# %% ../../nbs/12_train_8_ppo.ipynb #7b6ff4a7
+def loss_units(b: dict, agg: str) -> float:
+    "What micro-batch `b` counts toward its mini-batch's mean: trainable tokens (token-mean), or sequences with any."
+    m = b['mask']
+    return float(m.sum() if agg == 'token-mean' else (m.sum(-1) > 0).sum())
+
 # %% ../../nbs/12_train_8_ppo.ipynb #f5264a34
 @patch
 def ppo_update(self: Trainer, mbs: list[dict]) -> dict:
     "PPO epochs over the mini-batches; returns token-weighted means of the losses and diagnostics."
-    rows, gns, first = [], [], None
+    rows, gns, first, agg = [], [], None, self.cfg.loss_agg
     for epoch in range(self.cfg.ppo_epochs):
         for g in self.groups(mbs, self.cfg.mini_batch):
-            ntok = sum(b['mask'].sum().item() for b in g) or 1.0
+            units = sum(loss_units(b, agg) for b in g) or 1.0
             for j, b in enumerate(g):
-                w = b['mask'].sum().item() / ntok
+                w = loss_units(b, agg) / units
                 r = self.ppo_microstep(b, w, j == len(g) - 1); r['_w'] = b['mask'].sum().item()
                 if first is None: first = r['ratio_dev']
                 rows.append(r)
