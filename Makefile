@@ -41,6 +41,8 @@ test: install-triton
 
 # pytest-xdist: TEST_WORKERS processes, each taking whole test files (module fixtures stay shared). On the 2-core
 # machine, 2 workers ran pytest in 15:33 against 21:16 one at a time, fresh clones (much of it waits on subprocesses and servers).
+# Three workers are slower there: 23:24 against 19:16 with two (fresh clones of 815dfa1 and 9923ca1, 2026-11-28): the
+# third competes for the two cores with the compilers and servers the others start.
 TEST_WORKERS ?= 2
 test-py: install-triton
 	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 -n $(TEST_WORKERS) --dist loadfile -m "not browser" tests
