@@ -542,7 +542,7 @@ def _record_speed(self: Evaluator, res: EvalResult, m: dict, base: dict):
     cand, eager, comp = scored_time(m['timing']['device'], m.get('spans')), base['eager']['device'], base['compile']['device']
     res.timings = {'candidate': cand, 'candidate_timed_stream': m['timing']['device'], 'candidate_wall': m['timing']['wall'], 'eager': eager, 'eager_wall': base['eager']['wall'],
                    'compile': comp, 'compile_wall': base['compile']['wall'], 'baselines_cached': base.get('cached', False),
-                   'compile_first_call_s': base.get('compile_first_call_s'), 'candidate_kernels': m['kernels'][:10],
+                   'compile_first_call_s': base.get('compile_first_call_s'), 'baselines_taken': base.get('timings_taken'), 'candidate_kernels': m['kernels'][:10],
                    'stream_order': m.get('order'), 'host_load': {'baselines': base.get('host_load'), 'candidate': host_load(), 'baselines_retimed': 'retimed_at_load' in base}}
     res.speedup_vs_eager = eager['median'] / max(cand['median'], 1e-9)
     res.speedup_vs_compile = comp['median'] / max(cand['median'], 1e-9)

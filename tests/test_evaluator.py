@@ -145,7 +145,9 @@ def test_outputs_filled_from_a_gc_callback_are_caught(ev):
 def test_work_hidden_from_the_clock_gains_nothing(ev, sol):
     "Twenty-one times the work per call, hidden by moving the timing frame's start time (relu_frame_clock: 3.0 at 9.9x eager) or by dividing the recorded times from the refill call (relu_rewrite_times: 3.0): now timed in full, so no faster than eager."
     r = ev.evaluate(task_of('relu'), SOL / sol)
-    assert r.correct and r.reward <= 1, r.to_dict()
+    assert r.correct and r.reward <= 1, (r.to_dict(), r.timings)
+    taken = r.timings['baselines_taken']          # a baseline whose calls were stalled (median over twice the fastest) is timed again
+    assert set(taken) == {'eager', 'compile'} and all(1 <= k <= 3 for k in taken.values()), taken
 
 
 def test_work_moved_into_a_profile_hook_is_caught(ev):
