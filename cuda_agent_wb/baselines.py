@@ -14,7 +14,8 @@ from .tasks import Task, resolve_preset, task_dtype
 
 # %% auto #0
 __all__ = ['POLICIES', 'baseline_request', 'warm_compile', 'compile_ahead', 'baseline_row', 'measure_baselines_for',
-           'published_times', 'compare_published', 'baseline_figures', 'baselines_report', 'write_baselines']
+           'published_times', 'compare_published', 'baseline_figures', 'baselines_report', 'timed_again',
+           'write_baselines']
 
 # %% ../nbs/13a_baselines.ipynb #57ce5efd
 POLICIES = {'tf32-off': False, 'tf32-on': True, 'torch-default': 'conv'}
@@ -73,6 +74,8 @@ def baseline_row(task: Task, policy: str, res: dict) -> dict:
             m = (res.get(which) or {}).get(clock) or {}
             row.update({f"{which}_{clock}_ms": m.get('median'), f"{which}_{clock}_ci_low": m.get('ci_low'), f"{which}_{clock}_ci_high": m.get('ci_high')})
     row['compile_first_call_s'] = res.get('compile_first_call_s')
+    taken = res.get('timings_taken') or {}                   # how many timings it took (a disturbed one is timed again)
+    row.update(eager_taken=taken.get('eager'), compile_taken=taken.get('compile'))
     env = res.get('env') or {}
     row.update(device=env.get('device'), torch=env.get('torch'), cuda=env.get('cuda'), driver=env.get('driver'))
     return row
@@ -179,6 +182,12 @@ def baselines_report(df: pd.DataFrame, run: dict, cmp: pd.DataFrame|None = None,
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>cuda-agent-wb baselines</title></head><body>"
             f"<h1>Baselines</h1><ul>{head}</ul>{plots}{out}{err}</body></html>")
 
+# %% ../nbs/13a_baselines.ipynb #955659a8
+def timed_again(df: pd.DataFrame) -> int:
+    "How many rows had a baseline timed more than once (a disturbed timing taken again)."
+    cols = [c for c in ('eager_taken', 'compile_taken') if c in df]
+    return int((df[cols].fillna(1) > 1).any(axis=1).sum()) if cols else 0
+
 # %% ../nbs/13a_baselines.ipynb #62953d14
 def write_baselines(df: pd.DataFrame, run: dict, out_dir, published=None, band: float = 1.5) -> dict:
     "baselines.parquet, baselines.csv, summary.json and report.html under `out_dir`; returns the summary."
@@ -187,7 +196,7 @@ def write_baselines(df: pd.DataFrame, run: dict, out_dir, published=None, band: 
     cmp = compare_published(df, published_times(published), band) if published else None
     first = df.dropna(subset=['device']).iloc[0] if df['device'].notna().any() else {}
     summary = {**run, 'device': first.get('device'), 'torch': first.get('torch'), 'cuda': first.get('cuda'), 'driver': first.get('driver'),
-               'rows': len(df), 'errors': int(df['error'].notna().sum()), 'dtypes': sorted(df['dtype'].dropna().unique().tolist()) if 'dtype' in df else ['fp32'],
+               'rows': len(df), 'errors': int(df['error'].notna().sum()), 'timed_again': timed_again(df), 'dtypes': sorted(df['dtype'].dropna().unique().tolist()) if 'dtype' in df else ['fp32'],
                'median_compile_over_eager': {p: float((g['compile_device_ms'] / g['eager_device_ms']).median()) for p, g in df.groupby('policy')}}
     if cmp is not None:
         summary['published'] = str(published)

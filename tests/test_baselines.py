@@ -29,6 +29,8 @@ def test_baselines_both_policies_resume_and_published(tmp_path):
     assert df['error'].isna().all() and (df['eager_device_ms'] > 0).all() and (df['compile_device_ms'] > 0).all(), df.to_dict('records')
     s = json.loads((tmp_path/'bl'/'summary.json').read_text())
     assert s['n_tasks'] == 2 and s['measured'] == 4 and s['gpu_seconds'] > 0
+    assert df['eager_taken'].between(1, 3).all() and df['compile_taken'].between(1, 3).all(), df.to_dict('records')   # each timed, at most twice again
+    assert s['timed_again'] == int(((df['eager_taken'] > 1) | (df['compile_taken'] > 1)).sum())
     html = (tmp_path/'bl'/'report.html').read_text()
     assert 'torch.compile vs eager' in html and 'TF32 effect' in html
     if PUBLISHED.is_dir():
