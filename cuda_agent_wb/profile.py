@@ -6,7 +6,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/profile.html.md"""
 
 # %% ../nbs/06_profile.ipynb #ae018c71
 from __future__ import annotations
-import contextlib, functools, gc, hashlib, json, math, operator, os, platform, signal, statistics, sys, time, types
+import contextlib, functools, gc, hashlib, itertools, json, math, operator, os, platform, signal, statistics, sys, time, types
 from pathlib import Path
 import torch
 from fastcore.basics import patch
@@ -18,7 +18,7 @@ from torch.utils._pytree import tree_map, tree_leaves
 # %% auto #0
 __all__ = ['TIMING_METHOD', 'PROFILER_LOCK', 'ATEN_KERNEL_MARKERS', 'ORDER_TOL_NS', 'set_precision_policy', 'device_name',
            'env_fingerprint', 'lock_holders', 'flock_saying', 'device_lock_key', 'DeviceLock', 'Timer', 'cudart',
-           'reset_persisting_l2', 'tracing_hook', 'TimedCallRejected', 'signal_handlers', 'deferred_hook',
+           'reset_persisting_l2', 'hook_named', 'tracing_hook', 'TimedCallRejected', 'signal_handlers', 'deferred_hook',
            'no_automatic_gc', 'refuse_audit_hooks', 'call_left_behind', 'told', 'harness_bits', 'harness_below',
            'fresh_inputs', 'foreign_leaf', 'kept_fingerprint', 'KeptCalls', 'calls_for_budget', 'median_ci',
            'summarise', 'baseline_key', 'use_compile_cache', 'disturbed', 'least_disturbed', 'measure_baselines',
@@ -123,7 +123,7 @@ class DeviceLock:
 
 # %% ../nbs/06_profile.ipynb #baee3b3a
 _perf = time.perf_counter
-TIMING_METHOD = 'events-behind-gpu-sleep/v4'   # part of the baseline cache key: a new method re-measures baselines (v3: no automatic gc in the loop; v4: disturbed baselines timed again)
+TIMING_METHOD = 'events-behind-gpu-sleep/v5'   # part of the baseline cache key: a new method re-measures baselines (v3: no automatic gc in the loop; v4: disturbed baselines timed again; v5: the CPU span ends at a clock loaded before the call)
 
 class Timer:
     "Flush, synchronise and time calls on one device."
@@ -188,12 +188,17 @@ def gpu_sleep(self: Timer, ms: float):
 _gettrace, _getprofile = sys.gettrace, sys.getprofile      # taken at import, before any candidate
 _get_tool = getattr(getattr(sys, 'monitoring', None), 'get_tool', None)   # Python 3.12+
 
+def _no_tool(t): return None                             # get_tool before Python 3.12: no sys.monitoring
+
+def hook_named(trace, prof, tools) -> str|None:
+    "The first of a trace function, a profile function and `sys.monitoring` tool names (None where there is none), described; None when all are None."
+    for name, fn in (('sys.settrace', trace), ('sys.setprofile', prof)):
+        if fn is not None: return f"{name}({fn.__qualname__ if type(fn) is types.FunctionType else type(fn).__name__})"
+    return next((f"sys.monitoring tool {t} ({name})" for t, name in enumerate(tools) if name is not None), None)
+
 def tracing_hook() -> str|None:
     "A trace or profile function on this thread, or a `sys.monitoring` tool, if any: its code runs at calls and returns, after a timer stops too."
-    for name, fn in (('sys.settrace', _gettrace()), ('sys.setprofile', _getprofile())):
-        if fn is not None: return f"{name}({fn.__qualname__ if type(fn) is types.FunctionType else type(fn).__name__})"
-    if _get_tool is not None:
-        return next((f"sys.monitoring tool {t} ({name})" for t in range(6) if (name := _get_tool(t)) is not None), None)
+    return hook_named(_gettrace(), _getprofile(), list(map(_get_tool or _no_tool, range(6))))
 
 
 class TimedCallRejected(Exception):
@@ -229,6 +234,8 @@ def refuse_audit_hooks(event: str, args):
     if event == 'sys.addaudithook': raise RuntimeError("a candidate process takes no audit hooks")
 
 # %% ../nbs/06_profile.ipynb #6c1ca015
+_tuple, _chain, _map, _call = tuple, itertools.chain, map, operator.call    # C callables the CPU span ends with (pinned like every harness global)
+
 def _recorded(event):
     "`event`, recorded on the current stream."
     event.record(); return event
@@ -237,9 +244,11 @@ def _recorded(event):
 def time_once(self: Timer, fn, args) -> tuple[float, object]:
     "Flush, run `fn(*args)` behind the GPU head start, synchronise the device; returns (device ms, output)."
     self.flush()
-    if not self.cuda:       # the start time stays on the value stack while `fn` runs: no frame local the candidate could rewrite
-        t0, out, hook, t1 = _perf(), fn(*args), tracing_hook(), _perf()
-        if hook is not None and self.guard: raise TimedCallRejected(check_no_tracing_hook(hook))   # at once: a hook can rewrite this frame's variables at its next call
+    if not self.cuda:       # every value on the value stack, every callable after `fn` loaded before it runs (above)
+        guard, t0, (t1, *probes) = self.guard, _perf(), _tuple(_chain(_map(_call, (_perf, _gettrace, _getprofile)), _map(_get_tool or _no_tool, (0, 1, 2, 3, 4, 5)),
+                                                                        *((out := fn(*args)), ())[1]))
+        for p in probes:     # opcodes only, no call a hook could run at: a hook can rewrite this frame's variables at its next call
+            if p is not None and guard: raise TimedCallRejected(check_no_tracing_hook(hook_named(probes[0], probes[1], probes[2:])))
         return (t1 - t0) * 1e3, out
     end = torch.cuda.Event(enable_timing=True)
     self.gpu_sleep(self.head_start_ms)
