@@ -210,24 +210,29 @@ class TimedCallRejected(Exception):
 _SIGNALS = sorted(signal.valid_signals())
 _ITIMERS = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
 
+# taken at import: a candidate can rebind the gc and signal modules' names (`gc.callbacks = []` leaves the collector running
+# the list it always held: tests/solutions/cpu/relu_gc_decoy), not these
+_gc_isenabled, _gc_enable, _gc_disable, _gc_callbacks = gc.isenabled, gc.enable, gc.disable, gc.callbacks
+_getsignal, _getitimer = signal.getsignal, signal.getitimer
+
 def signal_handlers() -> tuple:
     "This process's signal handlers, one per signal."
-    return tuple(map(signal.getsignal, _SIGNALS))
+    return tuple(map(_getsignal, _SIGNALS))
 
 def deferred_hook(handlers: tuple) -> str|None:
     "What a call left that runs Python inside the harness later: automatic gc, a gc callback, a new signal handler or an interval timer (`handlers`: `signal_handlers()` before)."
-    if gc.isenabled(): return 'gc.enable (automatic collection runs finalizers and gc callbacks)'
-    if gc.callbacks: return f"gc.callbacks ({len(gc.callbacks)})"
+    if _gc_isenabled(): return 'gc.enable (automatic collection runs finalizers and gc callbacks)'
+    if _gc_callbacks: return f"gc.callbacks ({len(_gc_callbacks)})"
     if any(map(operator.is_not, signal_handlers(), handlers)): return 'signal.signal'
-    if any(signal.getitimer(w)[0] for w in _ITIMERS): return 'signal.setitimer'
+    if any(_getitimer(w)[0] for w in _ITIMERS): return 'signal.setitimer'
 
 @contextlib.contextmanager
 def no_automatic_gc():
     "Automatic garbage collection off inside, restored after."
-    on = gc.isenabled(); gc.disable()
+    on = _gc_isenabled(); _gc_disable()
     try: yield
     finally:
-        if on: gc.enable()
+        if on: _gc_enable()
 
 def refuse_audit_hooks(event: str, args):
     "An audit hook that refuses every later one (a candidate's would run inside the harness at each audited event)."

@@ -134,9 +134,10 @@ def test_kept_copies_mended_after_the_call_are_caught(ev):
     assert "kept output was changed after the harness sampled it" in r.flag_details['harness_tampered'], r.flag_details
 
 
-def test_outputs_filled_from_a_gc_callback_are_caught(ev):
-    "relu_gc_mend returns empty tensors from its timed calls and fills them from a gc callback that a collection threshold of 1 runs once the timer stopped (it passed with no flag)."
-    r = ev.evaluate(task_of('relu'), SOL / 'relu_gc_mend')
+@pytest.mark.parametrize('sol', ['relu_gc_mend', 'relu_gc_decoy'])
+def test_outputs_filled_from_a_gc_callback_are_caught(ev, sol):
+    "relu_gc_mend returns empty tensors from its timed calls and fills them from a gc callback that a collection threshold of 1 runs once the timer stopped (it passed with no flag); relu_gc_decoy also rebinds gc.isenabled and gc.callbacks to decoys (it passed with no flag while the checks read those names)."
+    r = ev.evaluate(task_of('relu'), SOL / sol)
     assert r.reward == -1 and 'harness_tampered' in r.flags, r.to_dict()
     assert r.flag_details['harness_tampered'].startswith('gc.'), r.flag_details
 
