@@ -207,24 +207,22 @@ class TimedCallRejected(Exception):
 
 
 # %% ../nbs/06_profile.ipynb #186fd685
-_SIGNALS = sorted(signal.valid_signals())
-_ITIMERS = (signal.ITIMER_REAL, signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)
-
-# taken at import: a candidate can rebind the gc and signal modules' names (`gc.callbacks = []` leaves the collector running
-# the list it always held: tests/solutions/cpu/relu_gc_decoy), not these
-_gc_isenabled, _gc_enable, _gc_disable, _gc_callbacks = gc.isenabled, gc.enable, gc.disable, gc.callbacks
-_getsignal, _getitimer = signal.getsignal, signal.getitimer
+# Taken at import, and every one a callable, so the pins cover it: a candidate can rebind the gc and signal modules' names
+# (`gc.callbacks = []` leaves the collector running the list it always held: tests/solutions/cpu/relu_gc_decoy) and this
+# module's data (a list or tuple global is not pinned), not these.
+_gc_isenabled, _gc_enable, _gc_disable, _gc_callback_count = gc.isenabled, gc.enable, gc.disable, gc.callbacks.__len__
+_getsignal, _getitimer, _valid_signals = signal.getsignal, signal.getitimer, signal.valid_signals
 
 def signal_handlers() -> tuple:
     "This process's signal handlers, one per signal."
-    return tuple(map(_getsignal, _SIGNALS))
+    return tuple(map(_getsignal, sorted(_valid_signals())))
 
 def deferred_hook(handlers: tuple) -> str|None:
     "What a call left that runs Python inside the harness later: automatic gc, a gc callback, a new signal handler or an interval timer (`handlers`: `signal_handlers()` before)."
     if _gc_isenabled(): return 'gc.enable (automatic collection runs finalizers and gc callbacks)'
-    if _gc_callbacks: return f"gc.callbacks ({len(_gc_callbacks)})"
+    if _gc_callback_count(): return f"gc.callbacks ({_gc_callback_count()})"
     if any(map(operator.is_not, signal_handlers(), handlers)): return 'signal.signal'
-    if any(_getitimer(w)[0] for w in _ITIMERS): return 'signal.setitimer'
+    if any(_getitimer(w)[0] for w in (0, 1, 2)): return 'signal.setitimer'    # ITIMER_REAL, _VIRTUAL, _PROF (tested below)
 
 @contextlib.contextmanager
 def no_automatic_gc():
