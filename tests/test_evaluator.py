@@ -165,6 +165,13 @@ def test_loop_functions_swapped_and_put_back_when_called_are_caught(ev):
     assert 'harness_tampered' in r.flags, r.to_dict()          # not the reward: how much faster it looks depends on the machine
 
 
+def test_allowed_ops_widened_in_the_candidate_process_still_forbidden(ev):
+    "relu_allow_ops adds relu to the harness's ALLOWED_OPS in its own process (the op tracer there sees nothing); the evaluator reads the kernel table with its own set."
+    r = ev.evaluate(task_of('relu'), SOL / 'relu_allow_ops')
+    assert r.reward == -1 and 'forbidden_op' in r.flags, r.to_dict()
+    assert r.flag_details['forbidden_op'].startswith('torch kernels in timed calls: '), r.flag_details
+
+
 def test_work_moved_into_a_profile_hook_is_caught(ev):
     "relu_profile_hook returns an empty buffer from each timed call and fills it from a sys.setprofile hook once the timer stopped (it passed with no flag)."
     r = ev.evaluate(task_of('relu'), SOL / 'relu_profile_hook')
