@@ -452,7 +452,7 @@ def harness_namespaces() -> dict:
               'torch.nn.functional': vars(F), 'builtins': vars(builtins), 'torch.cuda.Event': vars(torch.cuda.Event),
               'multiprocessing.connection.Connection': vars(mpc.Connection), 'multiprocessing.connection._ConnectionBase': vars(mpc._ConnectionBase),
               'torch.utils._pytree': vars(pytree), 'torch._C': vars(torch._C),   # torch._C: what torch.cuda.synchronize and the events call
-              'gc': vars(gc), 'signal': vars(signal)}                            # what the checks after a timed call read (profile.deferred_hook)
+              'gc': vars(gc), 'signal': vars(signal)}   # profile.deferred_hook reads its own copies; pinned so a decoy left in these is named
     mods = {m: sys.modules[m] for m in HARNESS_MODULES if m in sys.modules}
     classes = {f"{m}.{k}": vars(v) for m, mod in mods.items() for k, v in vars(mod).items() if isinstance(v, type) and v.__module__ == m}
     return {**spaces, **{m: vars(mod) for m, mod in mods.items()}, **classes}
