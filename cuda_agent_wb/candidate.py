@@ -14,7 +14,8 @@ from .build import _first_error
 from .verify import *
 from .triton_eval import instrument_triton, autotune_choices, TritonLaunches
 from .hacks import trial_fill, fill_garbage_, probe_module, OwnCalls, instrument_builders
-from .profile import Timer, TimedCallRejected, fresh_inputs, set_precision_policy, summarise, kernel_table, _to_cpu, refuse_audit_hooks, kept_fingerprint
+from .profile import Timer, set_precision_policy, kernel_table, _to_cpu, refuse_audit_hooks
+from .clock import BlockServer
 
 
 # %% auto #0
@@ -283,30 +284,21 @@ def _probe_phase(job, state, task, cand, timer) -> dict|None:
 
 # %% ../nbs/06a_candidate.ipynb #318ba725
 def _time_phase(job, chan, task, mod, cand, timer, integrity, order, made, tell):
-    "Timed calls, refill check and kernel table, each result sent before the candidate's code runs again; ends with `timed` (`made`: the timer's `timer_state`, `tell`: `chan.send`, both taken before any candidate code loaded)."
-    dev, tj = job['device'], job['timing']
-    sets = [make_inputs(task, mod, s, dev) for s in job['trial_seeds'][:tj['input_sets']]]
-    tell({'loop_start': True})
-    try:
-        with torch.no_grad(): tm = timer.time_calls(cand, sets, tj['n'], tj['warmup'], keep=int(order.get('keep') or 0), fresh=fresh_inputs(task, mod, dev, integrity.pins), tell=tell, pins=integrity.pins)
-    except TimedCallRejected as e:                         # a verdict the loop could not keep to its end; the evaluator judges its name
-        tell({'loop_end': True}); tell({'error': e.flag.name, 'detail': e.flag.detail}); return
-    tell({'loop_end': True, 'calls': len(tm['device_ms'])})
-    refill, target = make_inputs(task, mod, job['refill_seed'], dev), tm.pop('last_inputs') or sets[0]   # the buffers of the last timed call
-    for dst, src in zip(target, refill):
-        if isinstance(dst, torch.Tensor): dst.copy_(src)
-    stored0 = TritonLaunches.stored
-    with torch.no_grad(): refill_out = _to_cpu(cand(*target)); timer.sync()
-    tell({'refill_sample': kept_fingerprint(refill_out)})
-    stored = TritonLaunches.stored - stored0 if (job.get('triton') or {}).get('interpret') else None   # elements its interpreted launches stored, one call
+    "Serve timed blocks on the evaluator's word (`clock.BlockServer`: the evaluator's clock times them), then send the kernel table, the stream order and the harness's flags, each before the candidate's code runs again (`tell`: `chan.send`, taken before any candidate code loaded)."
+    dev = job['device']
+    draw = lambda s: make_inputs(task, mod, s, dev)
+    if not BlockServer([cand], draw, dev, order.get('pool_bytes', 1 << 30)).serve(chan): return   # a timed call raised: the evaluator was told
+    sets = [draw(s) for s in job['trial_seeds'][:2]]
+    stored0, t0 = TritonLaunches.stored, time.perf_counter()
+    with torch.no_grad(): out = cand(*sets[0]); timer.sync()
+    call_ms, stored = (time.perf_counter() - t0) * 1e3, TritonLaunches.stored - stored0 if (job.get('triton') or {}).get('interpret') else None   # elements its interpreted launches stored, one call
     own0 = OwnCalls.n
     kt = kernel_table(lambda *xs: cand(*xs), sets[-1], dev, calls=2, top=25) if order.get('kernels') else []
     tell({'kernels': kt, 'own_calls': OwnCalls.n - own0 if order.get('kernels') else None})
-    with torch.no_grad(): streams = timer.stream_spans(cand, sets, 10 if statistics.median(tm['device_ms']) < 50 else 3)
+    with torch.no_grad(): streams = timer.stream_spans(cand, sets, 10 if call_ms < 50 else 3)
     fl = [f for f in (integrity.check(), check_timer_state(timer, made)) if f]
-    tell({'timed': True, 'timing': summarise(tm), 'loop_s': tm['loop_s'], 'wall_sum_s': sum(tm['wall_ms']) / 1e3,
-          'kept': tm['kept'], 'refill': refill_out, 'spans': streams.get('spans', []), 'order': streams.get('order'), 'autotune': autotune_choices() if job.get('triton') else None,
-          'stored': stored, 'out_elements': sum(t.numel() for t in flat_outputs(refill_out)[0] if isinstance(t, torch.Tensor)), 'flags': [[f.name, f.detail] for f in fl]})
+    tell({'timed': True, 'spans': streams.get('spans', []), 'order': streams.get('order'), 'autotune': autotune_choices() if job.get('triton') else None,
+          'stored': stored, 'out_elements': sum(t.numel() for t in flat_outputs(out)[0] if isinstance(t, torch.Tensor)), 'flags': [[f.name, f.detail] for f in fl]})
 
 # %% ../nbs/06a_candidate.ipynb #f0b9b0cb
 def warm_up(job: dict) -> Timer:

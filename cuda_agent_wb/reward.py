@@ -21,21 +21,32 @@ from .verify import *
 from .triton_eval import solution_language, kernel_runtime, needs_native_build, triton_missing, triton_cache_dir, interpreted_share
 from .hacks import probe_overrides, probe_module, check_shape_general, custom_kernel_share, check_custom_kernel
 from .profile import (DeviceLock, device_lock_key, Timer, set_precision_policy, env_fingerprint, torch_kernels,
-                                   baseline_key, cached_baselines, measure_baselines, median_ci, _to_cpu, host_load, load_changed, summarise)
+                                   baseline_key, cached_baselines, measure_baselines, _to_cpu, host_load, use_compile_cache)
+from .clock import (BlockServer, TimedProcess, Clock, CallFailed, GpuNeighbours, REPLY, BLOCK, summary, median_ci,
+                                 check_work_outside_blocks, check_reply_checksum)
 from .candidate import _torch_ext_dir
 
 
 # %% auto #0
-__all__ = ['STAGES', 'RULES', 'TOLD', 'OOM_MARKERS', 'beats', 'milestone_reward', 'continuous_reward', 'EvalResult',
-           'reference_outputs', 'reference_probe', 'reference_baseline_key', 'reference_baselines',
-           'release_device_memory', 'reference_main', 'ReferenceWorker', 'check_rules', 'torch_time_share', 'Evaluator',
-           'timing_settings', 'fresh_seeds', 'tolerance_source', 'triton_build', 'told_timing', 'check_kernel_time',
-           'check_stream_coverage', 'check_stream_order', 'scored_time', 'out_of_device_memory']
+__all__ = ['CLOCK_METHOD', 'STAGES', 'WEIGHTS', 'RULES', 'BASELINE_PROCESSES', 'OOM_MARKERS', 'beats', 'clear_speedups',
+           'milestone_reward', 'continuous_reward', 'EvalResult', 'reference_outputs', 'reference_probe',
+           'reference_baseline_key', 'reference_baselines', 'release_device_memory', 'reference_main',
+           'ReferenceWorker', 'ReferenceServer', 'baseline_main', 'check_rules', 'torch_time_share', 'Evaluator',
+           'baseline_job_key', 'timing_settings', 'fresh_seeds', 'tolerance_source', 'triton_build', 'output_bytes',
+           'check_kernel_time', 'check_stream_order', 'out_of_device_memory']
 
 # %% ../nbs/07_reward.ipynb #91710616
+CLOCK_METHOD = 'evaluator-clock-blocks/v1'   # how a result's times were taken (`clock`): recorded in its timings
+
 def beats(speedup, margin: float = 0.05) -> bool:
     "True if `speedup` (baseline time / candidate time) is more than `margin` above 1."
     return speedup is not None and speedup > 1 + margin
+
+def clear_speedups(timings: dict|None, speedup_vs_eager, speedup_vs_compile) -> tuple:
+    "The speedups a reward threshold is judged on: the low ends of their 95 % intervals where the timing has them, else the speedups."
+    t = timings or {}
+    low = lambda k, v: t[k]['ci_low'] if isinstance(t.get(k), dict) and 'ci_low' in t[k] else v
+    return low('speedup_vs_eager', speedup_vs_eager), low('speedup_vs_compile', speedup_vs_compile)
 
 # %% ../nbs/07_reward.ipynb #671dc04d
 def milestone_reward(correct: bool, speedup_vs_eager, speedup_vs_compile, margin: float = 0.05) -> float:
@@ -254,6 +265,50 @@ class ReferenceWorker:
             if self.proc.is_alive(): self.proc.kill()
         self.proc = None
 
+# %% ../nbs/07_reward.ipynb #e46ae174
+WEIGHTS = 6            # a command of the reference's process beside `clock`'s: take the weights of init seed `a`
+
+class ReferenceServer(BlockServer):
+    "The reference's timed process: eager (0), torch.compile (1) and float64 (2) forwards of the task's Model, blocks on the evaluator's word."
+    def __init__(self, task, mod, device: str, seed: int, pool_bytes: int):
+        self.task, self.mod, self.device = task, mod, device
+        self.model = build_model(task, mod, seed, device)
+        self.compiled = torch.compile(self.model)
+        super().__init__([self.model, self.compiled, self.forward64], lambda s: make_inputs(task, mod, s, device), device, pool_bytes)
+        self.set_weights(seed)
+
+@patch
+def forward64(self: ReferenceServer, *xs):
+    "The reference in float64 on `xs` cast to it."
+    return self.model64(*[x.double() if isinstance(x, torch.Tensor) and x.is_floating_point() else x for x in xs])
+
+@patch
+def set_weights(self: ReferenceServer, seed: int):
+    "The reference's weights under init seed `seed`, loaded in place (the compiled graph reads the same tensors)."
+    self.model.load_state_dict(build_model(self.task, self.mod, seed, self.device).state_dict())
+    self.model64 = build_model(self.task, self.mod, seed, self.device, torch.float64)
+
+@patch
+def answer(self: ReferenceServer, conn, chan, cmd: int, which: int, a: int, b: int) -> bool:
+    "`BlockServer.answer`, and `WEIGHTS`."
+    if cmd != WEIGHTS: return BlockServer.answer(self, conn, chan, cmd, which, a, b)
+    self.set_weights(a); conn.send_bytes(REPLY.pack(0, 0)); return True
+
+# %% ../nbs/07_reward.ipynb #422f963b
+def baseline_main(job: dict, chan):
+    "Sandbox child: build the reference and its compiled form (compiled now, on one input set), say `ready`, then serve blocks."
+    set_precision_policy(job['allow_tf32'])
+    if job.get('threads'): torch.set_num_threads(job['threads'])
+    use_compile_cache()
+    t0, task = time.perf_counter(), Task(**{k: v for k, v in job['task'].items() if k != 'hash'})
+    try:
+        srv = ReferenceServer(task, load_module(task, job['preset']), job['device'], job['init_seed'], job['pool_bytes'])
+        with torch.no_grad(): srv.compiled(*make_inputs(task, srv.mod, 0, job['device']))
+    except BaseException as e:
+        chan.send({'error': f"{type(e).__name__}: {e}"[:800]}); return
+    chan.send({'ready': True, 'compile_s': round(time.perf_counter() - t0, 3)})
+    srv.serve(chan)
+
 # %% ../nbs/07_reward.ipynb #23cec4ca
 RULES = ('cuda-agent', 'kernelbench')
 
@@ -290,15 +345,48 @@ class Evaluator:
         self.prestart = {'on': True, 'off': False}.get(self.s.sandbox.prestart, self.backend.is_cuda)   # [sandbox] prestart
         self.spare = None                                           # the next candidate process, started ahead (`_start_spare`)
         self.device_lock = DeviceLock(device_lock_key(self.device))   # shared while verifying, alone while timing
+        self.baselines = {}                                         # the reference's timed processes (`_baseline_process`), least recently used first
         try: prune_builds()
         except OSError as e: print(f"cawb: build cache not pruned: {e}", file=sys.stderr)
 
+# %% ../nbs/07_reward.ipynb #e30d0a1f
+BASELINE_PROCESSES = 4
+
+def baseline_job_key(req: dict) -> tuple:
+    "What a reference's timed process is specific to: the task, its preset and the device."
+    return (req['task']['hash'], req['preset'], req['device'])
+
+@patch
+def _baseline_process(self: Evaluator, req: dict) -> TimedProcess:
+    "The reference's timed process for `req`'s task (started, and compiled, when there is none), holding the evaluation's weights; TaskError if it cannot start."
+    key = baseline_job_key(req)
+    tp = self.baselines.pop(key, None)
+    if tp is not None and not tp.sess.alive(): tp.sess.close(); tp = None
+    if tp is None: tp = self._start_baseline(req)
+    self.baselines[key] = tp
+    while len(self.baselines) > BASELINE_PROCESSES: self.baselines.pop(next(iter(self.baselines))).sess.close()
+    tp.command(WEIGHTS, a=req['init_seed'], limit=300)
+    return tp
+
+@patch
+def _start_baseline(self: Evaluator, req: dict) -> TimedProcess:
+    "Fork the reference's timed process for `req` and wait until its compiled form is ready."
+    job = {k: req[k] for k in ('task', 'preset', 'device', 'init_seed', 'allow_tf32')} | {'threads': self.threads, 'pool_bytes': req['timing']['pool_bytes']}
+    sess = self.sandbox.start('cuda_agent_wb.reward:baseline_main', job, {'writable': [*self.sandbox.writable, str(cache_dir('inductor'))]})
+    sess.set_limit(900, "the reference's compile limit (900 s)")
+    try: msg = sess.recv('compiling the reference')
+    except ChildDied as e: sess.close(); raise TaskError(f"the reference's timed process: {e}") from None
+    if 'error' in msg: sess.close(); raise TaskError(f"the reference's timed process: {msg['error']}")
+    sess.set_limit(10 ** 7, "none (the reference's timed process lives with the evaluator)")
+    return TimedProcess(sess, 'reference')
+
 # %% ../nbs/07_reward.ipynb #a4aafd92
 def timing_settings(s, is_cuda: bool) -> dict:
-    "The timing settings (calls, warm-ups, input sets, cache flush, baselines' time budget) for a backend, from settings `s`."
+    "The timing settings for a backend, from settings `s`: rounds (`n`), warm-up blocks, the block length, input sets at most, the time budget, bytes of inputs and of kept outputs per process."
     t = s.timing
-    return {'n': t.trials_cuda if is_cuda else t.trials_cpu, 'warmup': t.warmup, 'input_sets': min(t.input_sets, s.eval.trials), 'flush': t.flush_cache,
-            'budget_s': t.baseline_budget_s}
+    return {'n': t.trials_cuda if is_cuda else t.trials_cpu, 'warmup': t.warmup, 'block_ms': t.block_ms, 'max_sets': 512,
+            'budget_s': t.baseline_budget_s, 'pool_bytes': (1 << 30) if is_cuda else (256 << 20), 'out_bytes': (1 << 30) if is_cuda else (256 << 20),
+            'input_sets': min(t.input_sets, s.eval.trials), 'flush': t.flush_cache}
 
 # %% ../nbs/07_reward.ipynb #f8b85749
 def fresh_seeds(trials: int) -> dict:
@@ -416,84 +504,76 @@ def _check_second_seed(self: Evaluator, msg: dict) -> Flag|None:
         f = check_outputs(r, c, self.atol, self.rtol)
         if f: return Flag('state_dict_mismatch', f"correct under one init seed, not under another (trial {t}: {f.detail}): ModelNew's parameters do not follow Model's initialisation")
 
-# %% ../nbs/07_reward.ipynb #bd846a0f
+# %% ../nbs/07_reward.ipynb #da3384e2
 @patch
-def _timed_pairs(self: Evaluator, res: EvalResult, req: dict, kept, keep: int) -> tuple[list, list|None]|None:
-    "(reference, candidate) outputs of the kept timed calls ([] and a flag when they did not come back), the first's float64 reference samples; None after a reference failure."
-    if (f := check_timed_calls_returned(kept, keep)): res.add_flag(f); return [], None
-    calls = list(kept.values()) if isinstance(kept, dict) else []
-    if not calls: return [], None
-    seeds = [c['seed'] for c in calls]
-    r = self.ref.ask({**req, 'cmd': 'outputs', 'seeds': seeds, 'fp64': not self.s.timing.allow_tf32, 'probe': None}, timeout=900)
-    if 'error' in r: res.task_failed(f"reference outputs for the timed calls: {r['error']}"); return None
-    self._reference_on_device(r)
-    return [(ro, c['out']) for ro, c in zip(r['outputs'], calls)], r.get('ref64')
+def _check_round(self: Evaluator, r: dict, k: int, n_sets: int, cand: TimedProcess, base: TimedProcess|None) -> list:
+    "Flags from one round's kept outputs: the reply's checksum against the candidate's last output; a call drawn now against eager's and the float64 reference."
+    here = (lambda o: on_device_of(torch.empty(0, device=self.device), o)) if self.backend.is_cuda else (lambda o: o)   # compared on the GPU there
+    last, flags = here(cand.fetch(0, k - 1)), []
+    flags.append(check_reply_checksum(r['candidate']['value'], last))
+    if base is None: return flags
+    j = secrets.randbelow(k)
+    got, want = (last, here(base.fetch(0, k - 1))) if j == k - 1 else (here(cand.fetch(0, j)), here(base.fetch(0, j)))
+    flags.append(f := check_timed_outputs([(want, got)], self.atol, self.rtol))
+    if f is None and not self.s.timing.allow_tf32 and base.command(BLOCK, 2, 1, (r['start'] + j) % n_sets, limit=600)['status'] == 0:
+        ref64 = here(base.fetch(2, 0))
+        if ref64 is not None and (p := check_precision(sample_leaves(want), sample_leaves(ref64), sample_leaves(got))): flags.append(Flag(p.name, f"a checked timed call: {p.detail}"))
+    return flags
 
-# %% ../nbs/07_reward.ipynb #a3c6a3d9
-TOLD = ('kept_sample', 'device_ms', 'wall_ms')       # what the candidate's harness tells during its timing loop, each with the call's index
-
-@patch
-def _loop_told(self: Evaluator, sess: Session, most: int = 100_000) -> dict:
-    "What the candidate's harness told during its timing loop, read until the loop's end: {kind: {call: value, or 'twice'}} and 'end', the last message."
-    told, count = {k: {} for k in TOLD}, 0
-    while isinstance(m := sess.recv('profile'), dict) and len(m) == 2 and type(i := m.get('call')) is int and (kind := next(iter(m.keys() - {'call'}))) in told:
-        count += 1
-        if count <= most: told[kind][i] = 'twice' if i in told[kind] else m[kind]
-    return {**told, 'end': m}
-
-def told_timing(told: dict, cuda: bool) -> dict:
-    "The timing summary (`profile.summarise`) of the call times the harness told, in call order."
-    dev = [told['device_ms'][i] for i in sorted(told['device_ms'])]
-    return summarise({'device_ms': dev, 'wall_ms': [told['wall_ms'][i] for i in sorted(told['wall_ms'])] if cuda else dev})
+# %% ../nbs/07_reward.ipynb #3a4d6b12
+def output_bytes(outs) -> int:
+    "Bytes of the tensors in one output."
+    return sum(t.numel() * t.element_size() for t in flat_outputs(outs)[0] if isinstance(t, torch.Tensor))
 
 @patch
-def _report_after_loop(self: Evaluator, sess: Session, m) -> dict|None:
-    "The harness's report after its loop, merged from its parts in the order it sends each as soon as it has it (`m`: the first); None when one is missing."
-    parts = {}
-    for key in ('refill_sample', 'kernels', 'timed'):
-        if not (isinstance(m, dict) and key in m): return None
-        parts.update(m)
-        if key != 'timed': m = sess.recv('profile')
-    return parts
+def _clock(self: Evaluator, entries: dict) -> Clock:
+    "A `Clock` on this evaluator's timing settings (rounds, block length, warm-ups, budget; GPU neighbours on a GPU)."
+    tj = self.timing_config()
+    return Clock(entries, rounds=tj['n'], block_ms=tj['block_ms'], warmup=tj['warmup'], budget_s=max(tj['budget_s'], 1.0) * 4,
+                 neighbours=GpuNeighbours(self.device) if self.backend.is_cuda else None, limit=self.s.sandbox.phase_floor_s * 6)
 
-# %% ../nbs/07_reward.ipynb #61ae751a
+# %% ../nbs/07_reward.ipynb #e1513b62
 @patch
 def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: dict):
-    tj = req['timing']
-    interp = res.kernel_runtime == 'triton-interpreter'     # interpreted Triton: timed and labelled, never compared with baselines
-    base = {} if interp else self.ref.ask({**req, 'cmd': 'baselines'}, timeout=900)
-    if not interp and 'error' not in base and load_changed(base.get('host_load'), load := host_load()):      # timed under another load: again, beside the candidate
-        base = {**self.ref.ask({**req, 'cmd': 'baselines', 'fresh': True}, timeout=900), 'retimed_at_load': load}
-    if 'error' in base: sess.send({'time': False}); res.task_failed(f"baselines: {base['error']}"); return   # the reference alone ran: the task's
-    keep = min(2, tj['n'])                                  # how many; which ones the candidate process draws after each call
-    sess.set_limit(*self.phase_limit(ref, 'profile', tj['warmup'] + 2 * tj['n'] + 12, draws=tj['n']))
-    sess.send({'time': True, 'keep': keep, 'kernels': self.kernel_breakdown})
-    sess.recv('profile'); t0 = time.perf_counter()
-    told = self._loop_told(sess); parent_loop = time.perf_counter() - t0
-    if not isinstance(m := sess.recv('profile'), dict): res.add_flag(Flag('harness_tampered', "the message after the timing loop was not the harness's report")); return
-    if 'error' in m: res.add_flag(Flag(m['error'] if Flag(m['error']).fatal else 'harness_tampered', m['detail'])); return   # the loop ended on a verdict
-    if (m := self._report_after_loop(sess, m)) is None: res.add_flag(Flag('harness_tampered', "the harness's report after the timing loop came incomplete or out of order")); return
+    "Time the candidate against the reference on the evaluator's clock, check timed outputs, then read the candidate's kernel table and stream order."
+    interp, tj = res.kernel_runtime == 'triton-interpreter', req['timing']   # interpreted Triton: timed and labelled, never compared with baselines
+    try: base = None if interp else self._baseline_process(req)
+    except (TaskError, ChildDied) as e: sess.send({'time': False}); res.task_failed(f"baselines: {e}"); return
+    sess.set_limit(self.sandbox.run_timeout, 'the run limit, [sandbox] run_timeout')
+    sess.send({'time': True, 'kernels': self.kernel_breakdown, 'pool_bytes': tj['pool_bytes']})
+    cand, checks = TimedProcess(sess, 'candidate'), []
+    entries = {'candidate': (cand, 0)} | ({} if base is None else {'eager': (base, 0), 'compile': (base, 1)})
+    clock = self._clock(entries)
+    try: run = clock.run(tj['max_sets'], output_bytes(ref['outputs'][0]), check=lambda r, k: checks.extend(self._check_round(r, k, clock.n_sets, cand, base)))
+    except CallFailed as e:
+        if e.proc is cand: m = sess.recv('profile'); res.add_flag(Flag(m.get('error', 'runtime_error'), m.get('detail', ''))); return
+        res.task_failed(f"the reference raised in a timed call: {e.proc.sess.chan.recv().get('detail')}"); return
+    cand.end()
+    for f in checks: res.add_flag(f)
+    self._after_blocks(res, sess, run, interp, req)
+
+# %% ../nbs/07_reward.ipynb #c437ff2c
+@patch
+def _after_blocks(self: Evaluator, res: EvalResult, sess: Session, run: dict, interp: bool, req: dict):
+    "The candidate's report after its blocks (kernel table, stream order, its harness's flags), the checks on it, and the speed record."
+    m = sess.recv('profile')
+    if not (isinstance(m, dict) and 'kernels' in m): res.add_flag(Flag('harness_tampered', "the candidate process's report after its timed blocks was not the harness's")); return
+    m.update(sess.recv('profile'))
+    if 'timed' not in m: res.add_flag(Flag('harness_tampered', "the candidate process's report after its timed blocks came incomplete")); return
     for name, detail in m['flags']: res.add_flag(Flag(name, detail))
-    res.add_flag(check_kept_copies(m.get('kept'), told['kept_sample']) or check_sent_copy("the in-place refill's output", m['refill'], m['refill_sample']))
-    calls = told['end'].get('calls') if isinstance(told['end'], dict) else None
-    res.add_flag(wrong_times := check_told_times(told['device_ms'], calls) or (self.backend.is_cuda and check_told_times(told['wall_ms'], calls)) or None)
-    if not wrong_times: m = {**m, 'timing': told_timing(told, self.backend.is_cuda)}     # the times told as they were measured, not the report's
-    timed = self._timed_pairs(res, req, m.get('kept'), keep)
-    if timed is None: return
-    (pairs, ref64), tail = timed, [(ref['outputs'][-1], m['refill'])]
-    res.add_flag(wrong := check_timed_outputs(pairs + tail, self.atol, self.rtol))
-    if not wrong and pairs and ref64 is not None and (f := check_precision(sample_leaves(pairs[0][0]), ref64, sample_leaves(pairs[0][1]))):
-        res.add_flag(Flag(f.name, f"a checked timed call: {f.detail}"))           # float32 while verified, lower precision while timed
-    res.add_flag(check_timer_consistency(m['loop_s'], parent_loop))
+    names = ['candidate'] + ([] if interp else ['eager', 'compile'])
+    s = summary(run, names)
+    blocks = sum(1 for r in run['rows'])
+    res.add_flag(check_work_outside_blocks(run['outside_ns']['candidate'], sum(r['candidate']['ns'] for r in run['rows']), blocks))
     tk = torch_kernels(m['kernels'])
     if res.rules == 'kernelbench': res.torch_time_share = torch_time_share(m['kernels'])
     elif tk: res.add_flag(Flag('forbidden_op', f"torch kernels in timed calls: {', '.join(tk[:4])}"))
     self._custom_kernels(res, m)
-    res.add_flag(check_kernel_time(m['timing']['device']['median'], m['kernels'], self.backend.is_cuda))
-    res.add_flag(check_stream_coverage(m['timing']['device']['median'], m.get('spans')))
+    res.add_flag(check_kernel_time(s['per_call_us']['candidate']['median'] / 1e3, m['kernels'], self.backend.is_cuda))
     res.add_flag(check_stream_order(m.get('order')))
+    if s['disturbed_kept']: res.add_flag(Flag('timing_disturbed', '; '.join(s['causes'][:3])))
     res.autotune = m.get('autotune') or res.autotune
-    self._record_interpreted(res, m) if interp else self._record_speed(res, m, base)
+    self._record_interpreted(res, m, s) if interp else self._record_speed(res, m, s, req)
 
 # %% ../nbs/07_reward.ipynb #bfe79be7
 @patch
@@ -512,14 +592,6 @@ def check_kernel_time(event_ms: float, kernels: list, cuda: bool) -> Flag|None:
     if event_ms < 0.5 * kernel_ms:
         return Flag('timer_inconsistent', f"timed {event_ms:.4f} ms per call, but its kernels ran {kernel_ms:.4f} ms (work outside the timed stream)")
 
-# %% ../nbs/07_reward.ipynb #699bfdb6
-def check_stream_coverage(event_ms: float, spans: list|None, slack: float = 0.25) -> Flag|None:
-    "The call's GPU work on every stream must end inside the timed stream's span (relative slack)."
-    if not spans: return None
-    span = statistics.median(spans)
-    if span > (1 + slack) * event_ms:
-        return Flag('unsynchronized_output', f"the call's GPU work spans {span:.4g} ms on all streams but {event_ms:.4g} ms on the timed stream: work left running on other streams")
-
 # %% ../nbs/07_reward.ipynb #9473a1d8
 def check_stream_order(order: dict|None, share: float = 0.25, least: int = 3) -> Flag|None:
     "The calls' GPU work must be ordered with the caller's stream (`profile.call_order`): too many calls started early or ended late is `unsynchronized_output`."
@@ -529,30 +601,45 @@ def check_stream_order(order: dict|None, share: float = 0.25, least: int = 3) ->
     return Flag('unsynchronized_output', f"{order['early']} of {order['calls']} profiled calls started GPU work before the caller's stream reached the call, "
                 f"{order['late']} left work running after it moved on: work on streams never ordered with the caller's")
 
-# %% ../nbs/07_reward.ipynb #73415aeb
-def scored_time(event: dict, spans: list|None) -> dict:
-    "The candidate's time record: the timed-stream events, raised to the all-stream span where that is longer."
-    if not spans or statistics.median(spans) <= event['median']: return event
-    return {**median_ci(spans), 'source': 'all_streams'}
-
 # %% ../nbs/07_reward.ipynb #aeee7fdb
+def _ms(ci: dict) -> dict:
+    "A `median_ci` record of µs in milliseconds."
+    return {k: (v / 1e3 if k in ('median', 'ci_low', 'ci_high', 'min') else v) for k, v in ci.items()}
+
 @patch
-def _record_speed(self: Evaluator, res: EvalResult, m: dict, base: dict):
-    "Speedups from device-time medians, and the timing record."
-    cand, eager, comp = scored_time(m['timing']['device'], m.get('spans')), base['eager']['device'], base['compile']['device']
-    res.timings = {'candidate': cand, 'candidate_timed_stream': m['timing']['device'], 'candidate_wall': m['timing']['wall'], 'eager': eager, 'eager_wall': base['eager']['wall'],
-                   'compile': comp, 'compile_wall': base['compile']['wall'], 'baselines_cached': base.get('cached', False),
-                   'compile_first_call_s': base.get('compile_first_call_s'), 'baselines_taken': base.get('timings_taken'), 'candidate_kernels': m['kernels'][:10],
-                   'stream_order': m.get('order'), 'host_load': {'baselines': base.get('host_load'), 'candidate': host_load(), 'baselines_retimed': 'retimed_at_load' in base}}
-    res.speedup_vs_eager = eager['median'] / max(cand['median'], 1e-9)
-    res.speedup_vs_compile = comp['median'] / max(cand['median'], 1e-9)
+def _record_speed(self: Evaluator, res: EvalResult, m: dict, s: dict, req: dict):
+    "Paired speedups (median ratio and 95 % interval), times per call in ms, the clock's record and the device-only figure beside them."
+    pc, sp = s['per_call_us'], s['speedup']
+    res.timings = {'method': CLOCK_METHOD, 'candidate': _ms(pc['candidate']), 'eager': _ms(pc['eager']), 'compile': _ms(pc['compile']),
+                   'speedup_vs_eager': sp['eager'], 'speedup_vs_compile': sp['compile'], 'candidate_kernels': m['kernels'][:10], 'stream_order': m.get('order'),
+                   'clock': {k: s[k] for k in ('k', 'sets', 'rounds', 'kept_rounds', 'disturbed_rounds', 'causes', 'outside_ms', 'wall_s')},
+                   'host_dispatch': 'included: a block is back-to-back calls as a caller makes them, so launch and dispatch count where the GPU waits for them',
+                   'device_only': self._device_only(m['kernels'], req)}
+    res.speedup_vs_eager, res.speedup_vs_compile = sp['eager']['median'], sp['compile']['median']
     res.add_flag(check_speedup_plausible(res.speedup_vs_eager, self.s.eval.suspicious_speedup))
+
+@patch
+def _device_only(self: Evaluator, kernels: list, req: dict) -> dict|None:
+    "The figure beside the reward's on a GPU: the candidate's and eager's kernel time per call from the profiler (every stream, no host dispatch), and their ratio."
+    if not (self.kernel_breakdown and kernels and self.backend.is_cuda): return None     # on the CPU the profiler's op times do not see the candidate's own code
+    try: eager = self.ref_kernels.get(req['task']['hash']) or self._eager_kernels(req)
+    except TaskError: return None
+    c, e = sum(r['us_per_call'] for r in kernels), sum(r['us_per_call'] for r in eager)
+    return {'candidate_us': round(c, 3), 'eager_us': round(e, 3), 'speedup_vs_eager': round(e / c, 4) if c else None}
+
+@patch
+def _eager_kernels(self: Evaluator, req: dict) -> list:
+    "The task's eager kernel table from the reference worker (kept per task)."
+    res = self.ref.ask({'cmd': 'kernels', 'task': req['task'], 'backend': self.backend.name, 'preset': req['preset']}, timeout=600)
+    if 'error' in res: raise TaskError(res['error'])
+    self.ref_kernels[req['task']['hash']] = res['rows']
+    return res['rows']
 
 # %% ../nbs/07_reward.ipynb #80c0332b
 @patch
-def _record_interpreted(self: Evaluator, res: EvalResult, m: dict):
+def _record_interpreted(self: Evaluator, res: EvalResult, m: dict, s: dict):
     "Times of interpreted Triton, labelled; no baselines and no speedups, so no speed reward."
-    res.timings = {'label': 'triton-interpreter', 'candidate': m['timing']['device'], 'candidate_wall': m['timing']['wall'], 'candidate_kernels': m['kernels'][:10],
+    res.timings = {'label': 'triton-interpreter', 'method': CLOCK_METHOD, 'candidate': _ms(s['per_call_us']['candidate']), 'candidate_kernels': m['kernels'][:10],
                    'note': "Triton's interpreter on the CPU: not comparable with compiled kernels or baselines; no speedup is claimed"}
 
 # %% ../nbs/07_reward.ipynb #294fcbcf
@@ -591,7 +678,9 @@ def _evaluate_held(self: Evaluator, task, solution, stages, rules, strict, alone
         self.device_lock.release()
     res.breakdown['total_s'] = round(time.perf_counter() - t0, 3)
     if res.failed(): res.correct = False
-    res.reward = milestone_reward(res.correct, res.speedup_vs_eager, res.speedup_vs_compile)
+    res.reward = milestone_reward(res.correct, *clear_speedups(res.timings, res.speedup_vs_eager, res.speedup_vs_compile))
+    if res.reward < milestone_reward(res.correct, res.speedup_vs_eager, res.speedup_vs_compile):    # a median past a threshold whose interval is not
+        res.timings['reward_uncertain'] = 'a median speedup passes a reward threshold, but its 95 % interval does not clear it: the lower reward stands'
     res.reward_continuous = continuous_reward(res.correct, res.speedup_vs_compile)
     if res.task_error: res.reward = res.reward_continuous = None
     return res
@@ -687,6 +776,8 @@ def _run_session(self: Evaluator, res: EvalResult, sess: Session, req: dict, sta
 def close(self: Evaluator):
     "Stop the workers (a no-op when closed already, or for workers that never started)."
     if self.spare is not None: self.spare[0].close(); self.spare = None
+    for tp in self.baselines.values(): tp.sess.close()
+    self.baselines = {}
     try: self.sandbox.close()
     finally: self.ref.close()
 

@@ -51,10 +51,12 @@ FLAGS = {
     'precision_downgrade': 'error far above fp32 rounding (TF32/half precision) against a float64 reference',
     'harness_tampered': "the evaluator's timers, checks or tracing were replaced inside the candidate process",
     'timer_inconsistent': "the candidate's reported times disagree with the evaluator's own clock",
+    'work_outside_timing': "the candidate's process used CPU between its timed blocks (work moved out of the timed span)",
+    'timing_disturbed': 'other processes took the cores or the GPU during the timing; disturbed rounds were timed again (review, not a failure)',
     'suspicious_speedup': 'more than the configured factor faster than eager (review, not a failure)',
     'evaluator_lost': "the evaluation service's worker died, hung or raised on this candidate (twice for a crash or hang)",
 }
-REVIEW_FLAGS = {'suspicious_speedup'}
+REVIEW_FLAGS = {'suspicious_speedup', 'timing_disturbed'}
 
 # %% ../nbs/05_verify.ipynb #2ca66a07
 @dataclass
