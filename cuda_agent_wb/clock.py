@@ -111,7 +111,9 @@ def answer(self: BlockServer, conn, chan, cmd: int, which: int, a: int, b: int) 
     elif cmd == POOL: conn.send_bytes(REPLY.pack(0, self.make_pool(a, b)))
     elif cmd == FETCH:
         outs = self.outs.get(which) or []
-        chan.send({'out': _to_cpu(outs[a]) if 0 <= a < len(outs) else None})
+        msg = {'out': _to_cpu(outs[a]) if 0 <= a < len(outs) else None}
+        chan.send(msg); del msg, outs                   # the copy's pages freed before the ack, not while the evaluator counts idle time
+        conn.send_bytes(REPLY.pack(0, 0))
     return cmd != END
 
 @patch
@@ -176,14 +178,19 @@ class GpuNeighbours:
         except Exception as e: self.note = f"other processes on the GPU not seen: NVML unavailable ({type(e).__name__})"
 
 @patch
+def mark(self: GpuNeighbours):
+    "From now on: the next `look` reads samples taken after this moment."
+    self.last = int(time.time() * 1e6)
+
+@patch
 def look(self: GpuNeighbours) -> list[str]:
-    "The processes not of this evaluator that used the GPU's SMs since the last look, as 'pid N (sm P %)'."
+    "The processes not of this evaluator that used the GPU's SMs since the last look (or `mark`), as 'pid N (sm P %)'."
     if self.nv is None: return []
-    try: samples = self.nv.nvmlDeviceGetProcessUtilization(self.h, self.last)
+    try: samples = [s for s in self.nv.nvmlDeviceGetProcessUtilization(self.h, self.last) if s.smUtil > 0]
     except self.nv.NVMLError: samples = []          # NotFound: no sample since then
     self.last = max([self.last] + [s.timeStamp for s in samples])
-    ours = descendants(os.getpid())
-    return [f"pid {s.pid} (sm {s.smUtil} %)" for s in samples if s.smUtil > 0 and s.pid not in ours]
+    ours = descendants(os.getpid()) if samples else set()
+    return [f"pid {s.pid} (sm {s.smUtil} %)" for s in samples if s.pid not in ours]
 
 # %% ../nbs/06b_clock.ipynb #0a992394
 class TimedProcess:
@@ -229,6 +236,7 @@ def fetch(self: TimedProcess, which: int, i: int, limit: float = 120.0):
     self.conn.send_bytes(COMMAND.pack(FETCH, which, i, 0))
     self._reply_ready(limit)
     msg = self.sess.chan.recv()
+    self._reply(limit, 'fetching an output')          # its ack: sent once the child let go of the copy
     self.idle_from = tree_sched_ns(self.pid)[0]
     return msg.get('out') if isinstance(msg, dict) else None
 
@@ -248,8 +256,9 @@ class Clock:
     def __init__(self, entries: dict, rounds: int = 30, block_ms: float = 1.0, warmup: int = 3, wait_share: float = 0.1,
                  max_k: int = 4096, neighbours=None, limit: float = 60.0, budget_s: float = 10.0):
         self.entries, self.rounds, self.block_ms, self.warmup, self.wait_share = entries, rounds, block_ms, warmup, wait_share
-        self.max_k, self.neighbours, self.limit, self.budget_s = max_k, neighbours, limit, budget_s
+        self.max_k, self.neighbours, self.limit, self.budget_s, self.look_s, self.looked = max_k, neighbours, limit, budget_s, 0.1, 0.0
         self.procs = list({id(p): p for p, _ in entries.values()}.values())
+        for p in self.procs: p.idle_from, p.outside_ns, p.outside_worst = None, 0, 0     # a process kept from an earlier evaluation starts afresh
 
 # %% ../nbs/06b_clock.ipynb #c25fbb6c
 @patch
@@ -293,31 +302,42 @@ def round(self: Clock, k: int, n_sets: int) -> dict:
     "One round: every pool rolled by one shift, one start, one block per entry in a random order; {name: block}, 'order', 'start', 'causes'."
     shift, start = secrets.randbelow(1 << 30) + 1, secrets.randbelow(n_sets)
     for p in self.procs: p.command(ROLL, a=shift, limit=self.limit)
-    if self.neighbours: self.neighbours.look()
     order = random.sample(list(self.entries), len(self.entries))
     out = {name: self.block(name, k, start) for name in order}
     causes = [f"{name} waited {b['wait_ns'] / 1e6:.3g} ms for a core in a {b['ns'] / 1e6:.3g} ms block" for name, b in out.items() if b['wait_ns'] > self.wait_share * b['ns']]
-    causes += [f"GPU used by {who}" for who in (self.neighbours.look() if self.neighbours else [])]
     return {**out, 'order': order, 'start': start, 'causes': causes}
+
+@patch
+def look_around(self: Clock, rows: list, since: int, force: bool = False) -> int:
+    "On a GPU, every `look_s` (or when `force`d): other processes that computed on it mark the rounds since the last look disturbed; the index looked up to."
+    if not self.neighbours or (not force and time.perf_counter() - self.looked < self.look_s): return since
+    who, self.looked = self.neighbours.look(), time.perf_counter()
+    for r in rows[since:]: r['causes'] += [f"GPU used by {w}" for w in who]
+    return len(rows)
 
 # %% ../nbs/06b_clock.ipynb #7bced8d8
 @patch
 def run(self: Clock, n_sets: int, out_bytes: int = 0, check=None, checks: int = 2) -> dict:
-    "A small pool, calibration, the pool for `k` calls (`n_sets` at most), rounds (a disturbed one timed again, `rounds // 2` extra at most, within `budget_s`), `checks` of them checked by `check(round, k)` at random."
+    "A small pool, calibration, the pool for `k` calls (`n_sets` at most), rounds until `rounds` are clean (`rounds // 2` extra at most, ten at least past `budget_s`), `checks` of them checked by `check(round, k)` at random."
     t0 = time.perf_counter()
     want = self.calibrate(self.pools(min(8, n_sets)), out_bytes)
+    t1 = time.perf_counter()
     self.n_sets = n_sets = self.pools(min(want, n_sets))
-    k = min(want, n_sets)
-    rows, extra, checked = [], 0, 0
-    while len(rows) - extra < self.rounds or (rows[-1]['causes'] and extra < self.rounds // 2):
-        if len(rows) >= 2 + self.rounds // 4 and time.perf_counter() - t0 > self.budget_s and len(rows) - extra >= min(self.rounds, 10): break
-        r = self.round(k, n_sets)
-        extra += bool(r['causes']) and len(rows) - extra >= self.rounds
-        last = len(rows) - extra + 1 >= self.rounds and not r['causes']
-        if check and checked < checks and (secrets.randbelow(max(1, self.rounds)) < checks or last):
-            r['checked'] = True; checked += 1; check(r, k)
-        rows.append(r)
-    return {'k': k, 'sets': n_sets, 'rows': rows, 'per_call_ns': self.per_call_ns, 'wall_s': time.perf_counter() - t0,
+    k, t2 = min(want, n_sets), time.perf_counter()
+    rows, checked, check_s, since = [], 0, 0.0, 0
+    if self.neighbours: self.neighbours.mark(); self.looked = time.perf_counter()
+    while sum(not r['causes'] for r in rows) < self.rounds and len(rows) < self.rounds + self.rounds // 2:
+        if len(rows) >= min(self.rounds, 10) and time.perf_counter() - t0 > self.budget_s: break
+        rows.append(r := self.round(k, n_sets))
+        since = self.look_around(rows, since, force=len(rows) >= self.rounds)
+        last = sum(not r['causes'] for r in rows) >= self.rounds
+        if check and checked < checks and (secrets.randbelow(max(1, self.rounds)) < checks or (last and not checked)):
+            r['checked'] = True; checked += 1; tc = time.perf_counter(); check(r, k); check_s += time.perf_counter() - tc
+    self.look_around(rows, since, force=True)
+    t3 = time.perf_counter()
+    phases = {'calibrate_s': t1 - t0, 'pool_s': t2 - t1, 'rounds_s': t3 - t2 - check_s, 'checks_s': check_s,
+              'blocks_s': sum(b['ns'] for r in rows for b in r.values() if isinstance(b, dict)) / 1e9}
+    return {'k': k, 'sets': n_sets, 'rows': rows, 'per_call_ns': self.per_call_ns, 'wall_s': t3 - t0, 'phases': {p: round(v, 4) for p, v in phases.items()},
             'outside_ns': {p.name: p.outside_ns for p in self.procs}, 'outside_worst_ns': {p.name: p.outside_worst for p in self.procs}}
 
 # %% ../nbs/06b_clock.ipynb #50bcec2f
@@ -350,7 +370,7 @@ def summary(run: dict, names: list, cand: str = 'candidate') -> dict:
     return {'per_call_us': {n: per_call_us(rows, n, run['k']) for n in names},
             'speedup': {b: paired(rows, b, cand) for b in names if b != cand},
             'k': run['k'], 'sets': run['sets'], 'rounds': len(run['rows']), 'kept_rounds': len(rows), 'disturbed_rounds': len(run['rows']) - sum(not r['causes'] for r in run['rows']),
-            'disturbed_kept': mixed, 'causes': causes[:6], 'wall_s': round(run['wall_s'], 3),
+            'disturbed_kept': mixed, 'causes': causes[:6], 'wall_s': round(run['wall_s'], 3), 'phases': run.get('phases'),
             'outside_ms': {k: round(v / 1e6, 3) for k, v in run['outside_ns'].items()}}
 
 # %% ../nbs/06b_clock.ipynb #683309b7

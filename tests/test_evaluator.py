@@ -95,74 +95,36 @@ def test_write_attempt_changed_nothing(ev):
     assert Path(v.__file__).read_text() == before
 
 
+def fatal(r) -> list:
+    "The flags that fail a result (review flags such as timing_disturbed come and go with the machine's load)."
+    return [f for f in r.flags if f not in REVIEW_FLAGS]
+
+
 def test_pointer_cache_caught_when_timed(ev):
+    "relu_pointer_cache behaves for its first 8 calls, then caches by input pointer: the pool's sets get new values every round, so its cached answers are stale."
     r = ev.evaluate(task_of('relu'), SOL / 'relu_pointer_cache')
-    # fatal flags only: the review flag suspicious_speedup comes and goes with the (timing-dependent) measured speedup
-    assert r.reward == -1 and [f for f in r.flags if f not in REVIEW_FLAGS] == ['timed_output_mismatch'], r.to_dict()
+    assert r.reward == -1 and fatal(r) == ['timed_output_mismatch'], r.to_dict()
 
 
-def test_checked_timed_calls_cannot_be_read_from_the_loop(ev):
-    "relu_peek_keep reads the timing loop's frames and does no work on the calls it takes for unchecked (it scored 3 when the checked calls were listed before the loop)."
-    r = ev.evaluate(task_of('relu'), SOL / 'relu_peek_keep')
-    assert r.reward == -1 and [f for f in r.flags if f not in REVIEW_FLAGS] == ['timed_output_mismatch'], r.to_dict()
+def test_work_deferred_past_the_reply_is_caught(ev):
+    "relu_defer_in_bursts is honest when its calls are spaced out and, in a burst (a timed block), fills its outputs from a thread after the burst: the reply's checksum is not its output's, and the thread's CPU time falls outside the blocks."
+    r = ev.evaluate(task_of('relu'), SOL / 'relu_defer_in_bursts')
+    assert r.reward == -1 and set(fatal(r)) & {'unsynchronized_output', 'work_outside_timing', 'timed_output_mismatch'}, r.to_dict()
 
 
-def test_timed_draws_cannot_be_fixed_by_patching_secrets(ev):
-    "relu_fixed_draws replaces secrets.randbits and randbelow when it loads and returns its first timed call's output on the others (it scored 3 with no flag while the harness drew through secrets)."
-    r = ev.evaluate(task_of('relu'), SOL / 'relu_fixed_draws')
-    assert r.reward == -1 and [f for f in r.flags if f not in REVIEW_FLAGS] == ['timed_output_mismatch'], r.to_dict()
+# Exploits of the old in-process clock: each rebinds, reads or rewrites something of the harness's timing loop inside
+# its own process (see each ABOUT). The evaluator's clock reads none of it (nbs/06b_clock): each is rejected with a
+# flag, or correct and timed at its real speed — never rewarded above 1. The timing-dependent speedup is not asserted.
+OLD_CLOCK_EXPLOITS = ['relu_peek_keep', 'relu_fixed_draws', 'relu_lazy_timed', 'relu_lazy_reset', 'relu_kept_rewrite', 'relu_gc_mend',
+                      'relu_gc_decoy', 'relu_frame_clock', 'relu_rewrite_times', 'relu_perf_swap', 'relu_told_swap', 'relu_profile_hook',
+                      'relu_patch_randn_restore', 'relu_instance_timer']
 
 
-def test_lazy_output_only_while_timed_is_caught(ev):
-    "relu_lazy_timed returns, in its timed calls only, a tensor subclass whose detach() computes the output when the harness copies it (it passed with no flag: the timed calls did no work)."
-    r = ev.evaluate(task_of('relu'), SOL / 'relu_lazy_timed')
-    assert r.reward == -1 and 'output_structure' in r.flags, r.to_dict()
-    assert r.flag_details['output_structure'].startswith('timed call '), r.flag_details
-
-
-def test_lazy_outputs_whose_note_is_erased_are_caught(ev):
-    "relu_lazy_reset returns lazy outputs on four timed calls in five and erases KeptCalls' note of them from the loop's frames (it passed with no flag while the note waited for the loop's end)."
-    r = ev.evaluate(task_of('relu'), SOL / 'relu_lazy_reset')
-    assert r.reward == -1 and 'output_structure' in r.flags, r.to_dict()
-    assert r.flag_details['output_structure'].startswith('timed call '), r.flag_details
-
-
-def test_kept_copies_mended_after_the_call_are_caught(ev):
-    "relu_kept_rewrite does no work in its timed calls and overwrites the harness's kept copies with the right output from the next call (it passed with no flag: the copies checked at the end were right)."
-    r = ev.evaluate(task_of('relu'), SOL / 'relu_kept_rewrite')
-    assert r.reward == -1 and 'harness_tampered' in r.flags, r.to_dict()
-    assert "kept output was changed after the harness sampled it" in r.flag_details['harness_tampered'], r.flag_details
-
-
-@pytest.mark.parametrize('sol', ['relu_gc_mend', 'relu_gc_decoy'])
-def test_outputs_filled_from_a_gc_callback_are_caught(ev, sol):
-    "relu_gc_mend returns empty tensors from its timed calls and fills them from a gc callback that a collection threshold of 1 runs once the timer stopped (it passed with no flag); relu_gc_decoy also rebinds gc.isenabled and gc.callbacks to decoys (it passed with no flag while the checks read those names)."
+@pytest.mark.parametrize('sol', OLD_CLOCK_EXPLOITS)
+def test_exploits_of_the_old_clock_gain_nothing(ev, sol):
     r = ev.evaluate(task_of('relu'), SOL / sol)
-    assert r.reward == -1 and 'harness_tampered' in r.flags, r.to_dict()
-    assert r.flag_details['harness_tampered'].startswith('gc.'), r.flag_details
-
-
-@pytest.mark.parametrize('sol', ['relu_frame_clock', 'relu_rewrite_times'])
-def test_work_hidden_from_the_clock_gains_nothing(ev, sol):
-    "Twenty-one times the work per call, hidden by moving the timing frame's start time (relu_frame_clock: 3.0 at 9.9x eager) or by dividing the recorded times from the refill call (relu_rewrite_times: 3.0): now timed in full, so no faster than eager."
-    r = ev.evaluate(task_of('relu'), SOL / sol)
-    assert r.correct and r.reward <= 1, (r.to_dict(), r.timings)
-    taken = r.timings['baselines_taken']          # a baseline whose calls were stalled (median over twice the fastest) is timed again
-    assert set(taken) == {'eager', 'compile'} and all(1 <= k <= 3 for k in taken.values()), taken
-
-
-def test_clock_swapped_and_put_back_when_read_is_caught(ev):
-    "relu_perf_swap does twenty-one times the work, then swaps the harness's clock (profile._perf) for one that puts the real one back when read and returns an early time (3.0 at 2.8x eager, no flag: nothing was left replaced when the pins were checked)."
-    r = ev.evaluate(task_of('relu'), SOL / 'relu_perf_swap')
-    assert r.reward == -1 and 'harness_tampered' in r.flags, r.to_dict()
-    assert r.flag_details['harness_tampered'] == 'cuda_agent_wb.profile._perf was replaced during the timed calls', r.flag_details
-
-
-@pytest.mark.xfail(strict=True, reason="known open: Python the loop calls after the timer stopped can be swapped by the candidate and put back when called (README, limits)")
-def test_loop_functions_swapped_and_put_back_when_called_are_caught(ev):
-    "relu_told_swap does twenty-one times the work, then swaps profile.call_left_behind (to say nothing) and profile.told (to tell a fiftieth of the time), each putting itself back when called: 3.0 at 2.4x eager, no flag (2026-11-28)."
-    r = ev.evaluate(task_of('relu'), SOL / 'relu_told_swap')
-    assert 'harness_tampered' in r.flags, r.to_dict()          # not the reward: how much faster it looks depends on the machine
+    assert (r.reward == -1 and fatal(r)) or (r.correct and r.reward <= 1 and not fatal(r)), r.to_dict()
+    if r.correct: assert r.timings['method'].startswith('evaluator-clock') and r.timings['clock']['rounds'] >= 10, r.timings
 
 
 def test_allowed_ops_widened_in_the_candidate_process_still_forbidden(ev):
@@ -193,11 +155,24 @@ def test_timer_made_into_another_class_is_caught(ev):
     assert r.flag_details['harness_tampered'] == "the harness's timer was changed during the timed calls: its class", r.flag_details
 
 
-def test_lower_precision_only_while_timed_is_caught(ev):
-    "linear_relu_bf16_timed computes in float32 while verified and rounds the GEMM to bfloat16 in the timed calls (within atol 1e-2)."
+def test_lower_precision_while_timed_gains_nothing(ev):
+    "linear_relu_bf16_timed rounded its GEMM to bfloat16 in the calls it found the old timing loop's frames in: there are none now, so it is verified and timed in float32 alike."
     r = ev.evaluate(task_of('linear_relu'), SOL / 'linear_relu_bf16_timed')
-    assert r.reward == -1 and [f for f in r.flags if f not in REVIEW_FLAGS] == ['precision_downgrade'], r.to_dict()
-    assert r.flag_details['precision_downgrade'].startswith('a checked timed call'), r.flag_details
+    assert (r.reward == -1 and 'precision_downgrade' in r.flags) or (r.correct and r.reward <= 1), r.to_dict()
+
+
+def test_timed_result_has_the_clock_record(ev):
+    "A timed result: paired speedups with intervals, times per call from the evaluator's clock, the rounds' record, and the reward judged on the interval."
+    r = ev.evaluate(task_of('relu'), SOL / 'relu_valid')
+    assert r.correct and not fatal(r), r.to_dict()
+    t = r.timings
+    for k in ('speedup_vs_eager', 'speedup_vs_compile'):
+        assert t[k]['ci_low'] <= t[k]['median'] <= t[k]['ci_high'] and t[k]['n'] >= 10, t[k]
+    assert r.speedup_vs_eager == t['speedup_vs_eager']['median'] and t['candidate']['median'] > 0 and t['eager']['median'] > 0
+    c = t['clock']
+    assert c['k'] >= 1 and c['sets'] >= c['k'] and c['kept_rounds'] >= 10 and set(c['outside_ms']) == {'candidate', 'reference'}, c
+    from cuda_agent_wb.reward import milestone_reward
+    assert r.reward == milestone_reward(True, t['speedup_vs_eager']['ci_low'], t['speedup_vs_compile']['ci_low'])
 
 
 def test_survives_segfault_and_hang_then_accepts(ev):

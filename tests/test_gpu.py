@@ -45,17 +45,7 @@ def test_cuda_solution_accepted_with_speedups(ev, task_name, sol):
 
 
 @pytest.mark.parametrize('task_name,sol,flags', [
-    ('relu', 'relu_side_stream', {'unsynchronized_output', 'timer_inconsistent', 'timed_output_mismatch', 'nan_inf'}),
     ('relu', 'relu_illegal_address', {'runtime_error', 'crashed'}),
-    ('relu', 'relu_result_reuse', {'timed_output_mismatch'}),
-    ('relu', 'relu_peek_keep', {'timed_output_mismatch'}),
-    ('relu', 'relu_lazy_timed', {'output_structure'}),
-    ('relu', 'relu_lazy_reset', {'output_structure'}),
-    ('relu', 'relu_profile_hook', {'harness_tampered'}),
-    ('relu', 'relu_patch_randn_restore', {'harness_tampered'}),
-    ('relu', 'relu_instance_timer', {'harness_tampered', 'timer_inconsistent'}),
-    ('relu', 'relu_kept_rewrite', {'harness_tampered'}),
-    ('relu', 'relu_gc_mend', {'harness_tampered'}),
     ('relu', 'relu_torch_python', {'forbidden_op'}),
     ('relu', 'relu_uninitialized', {'nan_inf'}),
     ('relu', 'relu_fmax_uninitialized', {'incorrect_output', 'nan_inf'}),
@@ -66,11 +56,16 @@ def test_cuda_exploit_rejected(ev, task_name, sol, flags):
     assert r.reward == -1 and set(r.flags) & flags, said(r)
 
 
-@pytest.mark.parametrize('sol', ['relu_frame_clock', 'relu_rewrite_times'])
-def test_cuda_work_hidden_from_the_clock_gains_nothing(ev, sol):
-    "Twenty-one times the work per call, hidden by re-recording the start event from the frame or by shrinking the recorded times: timed in full, so no faster than eager."
+# Exploits of the old in-process clock and of the timed calls: against the evaluator's clock (nbs/06b_clock) each is
+# rejected with a named flag, or correct and timed at its real speed: never rewarded above 1.
+TIMED_EXPLOITS = ['relu_side_stream', 'relu_result_reuse', 'relu_peek_keep', 'relu_lazy_timed', 'relu_lazy_reset', 'relu_profile_hook',
+                  'relu_patch_randn_restore', 'relu_instance_timer', 'relu_kept_rewrite', 'relu_gc_mend', 'relu_rewrite_times', 'relu_frame_clock']
+
+
+@pytest.mark.parametrize('sol', TIMED_EXPLOITS)
+def test_cuda_timed_exploit_gains_nothing(ev, sol):
     r = run(ev, 'relu', sol)
-    assert r.correct and r.reward <= 1, said(r)
+    assert r.reward == -1 and r.flags or r.correct and r.reward <= 1, said(r)
 
 
 def test_flush_resets_persisting_l2():
