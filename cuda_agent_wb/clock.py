@@ -33,11 +33,12 @@ def output_checksum(out) -> int:
         total += (i + 1) * int(tensor_words(t).sum(dtype=torch.int64))
     return total % (1 << 62)
 
-# %% ../nbs/06b_clock.ipynb #9089ea3d
+# %% ../nbs/06b_clock.ipynb #2c8603c1
 class InputPool:
-    "`n` input sets drawn from consecutive seeds; the floating inputs of each position are views of one buffer, so `roll` gives every set new values in two kernels."
-    def __init__(self, draw, base_seed: int, n: int):
-        self.sets, self.buffers = [list(draw(base_seed + i)) for i in range(n)], []
+    "`n` input sets: up to `draws` drawn from consecutive seeds, the rest copies of them; the floating inputs of each position are views of one buffer, each copy rotated to other values, so `roll` gives every set new values in two kernels."
+    def __init__(self, draw, base_seed: int, n: int, draws: int = 8):
+        drawn = [list(draw(base_seed + i)) for i in range(min(n, draws))]
+        self.sets, self.buffers, self.drawn = [list(drawn[i % len(drawn)]) for i in range(n)], [], len(drawn)
         for p in range(len(self.sets[0]) if self.sets else 0): self._pack(p)
 
 @patch
@@ -50,6 +51,9 @@ def _pack(self: InputPool, p: int):
     buf = torch.empty(len(col) * m, dtype=first.dtype, device=first.device)
     for i, s in enumerate(self.sets):
         buf[i * m:(i + 1) * m].copy_(s[p].reshape(-1)); s[p] = buf[i * m:(i + 1) * m].view(first.shape)
+    for i in range(self.drawn, len(self.sets)):           # a copy of a drawn set: its values rotated, by an amount of its own
+        seg = buf[i * m:(i + 1) * m]
+        if m > 1: seg.copy_(torch.roll(seg, (7919 * i) % m or 1))
     self.buffers.append(buf)
 
 @patch
@@ -140,7 +144,7 @@ def _read(path: str) -> str:
     except OSError: return ''
 
 def tree_sched_ns(pid: int) -> tuple[int, int]:
-    "(CPU ns, run-queue wait ns) summed over the threads of `pid` and of its descendants; (0, 0) where /proc cannot tell."
+    "(CPU ns, run-queue wait ns) summed over the threads of `pid` and of the processes its main thread started, and theirs; (0, 0) where /proc cannot tell."
     cpu = wait = 0
     todo = [pid]
     while todo:
@@ -148,7 +152,7 @@ def tree_sched_ns(pid: int) -> tuple[int, int]:
         for tid in _threads(p):
             f = _read(f'/proc/{p}/task/{tid}/schedstat').split()
             if len(f) >= 2: cpu += int(f[0]); wait += int(f[1])
-            todo += [int(c) for c in _read(f'/proc/{p}/task/{tid}/children').split()]
+        todo += [int(c) for c in _read(f'/proc/{p}/task/{p}/children').split()]
     return cpu, wait
 
 # %% ../nbs/06b_clock.ipynb #06abad1c
@@ -289,9 +293,13 @@ def calibrate(self: Clock, n_sets: int, out_bytes: int = 0, out_budget: int = 1 
     per_call = {}
     for name in self.entries:
         for i in range(max(1, self.warmup)): self.block(name, 1, i)
-        one = min(self.block(name, 1, i)['ns'] for i in range(3))
-        eight = min(self.block(name, n_sets, i)['ns'] for i in range(2))
-        per_call[name] = max((eight - one) / max(1, n_sets - 1), 50.0)
+        one = min(self.block(name, 1, i)['ns'] for i in range(2))
+        few = min(self.block(name, n_sets, i)['ns'] for i in range(2))
+        per_call[name] = max(few / n_sets, 50.0)                 # an upper bound: the round trip shared by a few calls
+    self.call_s = max(per_call.values()) / 1e9
+    for name in self.entries:                                  # again over about `block_ms`: the round trip shared by many
+        k = max(n_sets, min(math.ceil(self.block_ms * 1e6 / per_call[name]), self.max_k))
+        per_call[name] = max((self.block(name, k, 0)['ns'] - one) / (k - 1), 50.0) if k > 1 else per_call[name]
     self.per_call_ns, self.call_s = per_call, max(per_call.values()) / 1e9
     fit = out_budget // max(1, out_bytes) if out_bytes else self.max_k
     return max(1, min(math.ceil(self.block_ms * 1e6 / min(per_call.values())), self.max_k, fit))

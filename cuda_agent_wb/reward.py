@@ -602,7 +602,7 @@ def check_stream_order(order: dict|None, share: float = 0.25, least: int = 3) ->
                 f"{order['late']} left work running after it moved on: work on streams never ordered with the caller's")
 
 # %% ../nbs/07_reward.ipynb #aeee7fdb
-def _ms(ci: dict) -> dict:
+def _in_ms(ci: dict) -> dict:
     "A `median_ci` record of µs in milliseconds."
     return {k: (v / 1e3 if k in ('median', 'ci_low', 'ci_high', 'min') else v) for k, v in ci.items()}
 
@@ -610,7 +610,7 @@ def _ms(ci: dict) -> dict:
 def _record_speed(self: Evaluator, res: EvalResult, m: dict, s: dict, req: dict):
     "Paired speedups (median ratio and 95 % interval), times per call in ms, the clock's record and the device-only figure beside them."
     pc, sp = s['per_call_us'], s['speedup']
-    res.timings = {'method': CLOCK_METHOD, 'candidate': _ms(pc['candidate']), 'eager': _ms(pc['eager']), 'compile': _ms(pc['compile']),
+    res.timings = {'method': CLOCK_METHOD, 'candidate': _in_ms(pc['candidate']), 'eager': _in_ms(pc['eager']), 'compile': _in_ms(pc['compile']),
                    'speedup_vs_eager': sp['eager'], 'speedup_vs_compile': sp['compile'], 'candidate_kernels': m['kernels'][:10], 'stream_order': m.get('order'),
                    'clock': {k: s[k] for k in ('k', 'sets', 'rounds', 'kept_rounds', 'disturbed_rounds', 'causes', 'outside_ms', 'wall_s', 'phases')},
                    'host_dispatch': 'included: a block is back-to-back calls as a caller makes them, so launch and dispatch count where the GPU waits for them',
@@ -639,7 +639,7 @@ def _eager_kernels(self: Evaluator, req: dict) -> list:
 @patch
 def _record_interpreted(self: Evaluator, res: EvalResult, m: dict, s: dict):
     "Times of interpreted Triton, labelled; no baselines and no speedups, so no speed reward."
-    res.timings = {'label': 'triton-interpreter', 'method': CLOCK_METHOD, 'candidate': _ms(s['per_call_us']['candidate']), 'candidate_kernels': m['kernels'][:10],
+    res.timings = {'label': 'triton-interpreter', 'method': CLOCK_METHOD, 'candidate': _in_ms(s['per_call_us']['candidate']), 'candidate_kernels': m['kernels'][:10],
                    'note': "Triton's interpreter on the CPU: not comparable with compiled kernels or baselines; no speedup is claimed"}
 
 # %% ../nbs/07_reward.ipynb #294fcbcf
