@@ -89,7 +89,7 @@ def input_bytes(xs) -> int:
 @patch
 def make_pool(self: BlockServer, seed: int, n: int) -> int:
     "Draw the pool: `n` sets from `seed` on, fewer when they would pass `pool_bytes` (never under 2); how many."
-    self.outs.clear(); self.pool = None; gc.collect()
+    self.outs.clear(); self.pool = None                  # freed at once (no cycles); a full collection costs 0.1 s or more
     fit = max(2, self.pool_bytes // max(1, input_bytes(self.draw(seed))))
     self.pool = InputPool(self.draw, seed, min(n, fit))
     return len(self.pool.sets)
