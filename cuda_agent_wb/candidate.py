@@ -14,7 +14,7 @@ from .build import _first_error
 from .verify import *
 from .triton_eval import instrument_triton, autotune_choices, TritonLaunches
 from .hacks import trial_fill, fill_garbage_, probe_module, OwnCalls, instrument_builders
-from .profile import Timer, set_precision_policy, kernel_table, _to_cpu, refuse_audit_hooks
+from .profile import Timer, set_precision_policy, kernel_table, _to_cpu
 from .clock import BlockServer
 
 
@@ -305,7 +305,6 @@ def warm_up(job: dict) -> Timer:
     "A candidate process's head start while the evaluator builds: precision, threads, CUDA context, buffers (no kernels)."
     set_precision_policy(job['allow_tf32'])
     torch.set_num_threads(job.get('threads') or torch.get_num_threads())
-    sys.addaudithook(refuse_audit_hooks)                 # first and last: the candidate's code gets none
     timer = Timer(job['device'], job['timing']['flush'], guard=True)
     if timer.cuda: torch.empty(POISON_BYTES // 4, device=job['device'])    # the poison block's memory, kept by the caching allocator
     return timer

@@ -138,10 +138,13 @@ def _threads(pid: int) -> list[str]:
     try: return os.listdir(f'/proc/{pid}/task')
     except OSError: return []
 
-def _read(path: str) -> str:
-    try:
-        with open(path) as f: return f.read()
-    except OSError: return ''
+def _read(path: str) -> bytes:
+    "A small /proc file's bytes (b'' where it is gone), without Python's file objects: the evaluator reads some twenty around every block."
+    try: fd = os.open(path, os.O_RDONLY)
+    except OSError: return b''
+    try: return os.read(fd, 4096)
+    except OSError: return b''
+    finally: os.close(fd)
 
 def tree_sched_ns(pid: int) -> tuple[int, int]:
     "(CPU ns, run-queue wait ns) summed over the threads of `pid` and of the processes its main thread started, and theirs; (0, 0) where /proc cannot tell."

@@ -12,19 +12,16 @@ import torch
 from fastcore.basics import patch
 from .config import get_settings, cache_dir
 from .sandbox import copy_for_message
-from .verify import flat_outputs, _is_plain_tensor, check_timed_output_types, check_no_tracing_hook, check_pins_held, bits_at, Flag
-from torch.utils._pytree import tree_map, tree_leaves
+from .verify import flat_outputs, Flag
+from .clock import median_ci, _to_cpu
 
 # %% auto #0
 __all__ = ['TIMING_METHOD', 'PROFILER_LOCK', 'ATEN_KERNEL_MARKERS', 'ORDER_TOL_NS', 'set_precision_policy', 'device_name',
            'env_fingerprint', 'lock_holders', 'flock_saying', 'device_lock_key', 'DeviceLock', 'Timer', 'cudart',
-           'reset_persisting_l2', 'hook_named', 'tracing_hook', 'TimedCallRejected', 'signal_handlers', 'deferred_hook',
-           'no_automatic_gc', 'refuse_audit_hooks', 'call_left_behind', 'told', 'harness_bits', 'harness_below',
-           'fresh_inputs', 'foreign_leaf', 'kept_fingerprint', 'KeptCalls', 'calls_for_budget', 'median_ci',
-           'summarise', 'baseline_key', 'use_compile_cache', 'disturbed', 'least_disturbed', 'measure_baselines',
-           'cached_baselines', 'host_load', 'load_changed', 'quiet_stderr', 'kernel_table', 'reference_kernel_table',
-           'torch_kernels', 'profile_records', 'launch_index', 'launched_in', 'call_spans', 'call_order',
-           'order_summary']
+           'reset_persisting_l2', 'calls_for_budget', 'summarise', 'baseline_key', 'use_compile_cache', 'disturbed',
+           'least_disturbed', 'measure_baselines', 'cached_baselines', 'host_load', 'load_changed', 'quiet_stderr',
+           'kernel_table', 'reference_kernel_table', 'torch_kernels', 'profile_records', 'launch_index', 'launched_in',
+           'call_spans', 'call_order', 'order_summary']
 
 # %% ../nbs/06_profile.ipynb #48b7a718
 def set_precision_policy(allow_tf32: bool|str) -> dict:
@@ -123,7 +120,6 @@ class DeviceLock:
 
 # %% ../nbs/06_profile.ipynb #baee3b3a
 _perf = time.perf_counter
-TIMING_METHOD = 'events-behind-gpu-sleep/v5'   # part of the baseline cache key: a new method re-measures baselines (v3: no automatic gc in the loop; v4: disturbed baselines timed again; v5: the CPU span ends at a clock loaded before the call)
 
 class Timer:
     "Flush, synchronise and time calls on one device."
@@ -184,215 +180,49 @@ def gpu_sleep(self: Timer, ms: float):
         self._cycles_per_ms = (1 << 22) / max(a.elapsed_time(b), 1e-3)
     torch.cuda._sleep(int(ms * self._cycles_per_ms))
 
-# %% ../nbs/06_profile.ipynb #e4fd94cd
-_gettrace, _getprofile = sys.gettrace, sys.getprofile      # taken at import, before any candidate
-_get_tool = getattr(getattr(sys, 'monitoring', None), 'get_tool', None)   # Python 3.12+
-
-def _no_tool(t): return None                             # get_tool before Python 3.12: no sys.monitoring
-
-def hook_named(trace, prof, tools) -> str|None:
-    "The first of a trace function, a profile function and `sys.monitoring` tool names (None where there is none), described; None when all are None."
-    for name, fn in (('sys.settrace', trace), ('sys.setprofile', prof)):
-        if fn is not None: return f"{name}({fn.__qualname__ if type(fn) is types.FunctionType else type(fn).__name__})"
-    return next((f"sys.monitoring tool {t} ({name})" for t, name in enumerate(tools) if name is not None), None)
-
-def tracing_hook() -> str|None:
-    "A trace or profile function on this thread, or a `sys.monitoring` tool, if any: its code runs at calls and returns, after a timer stops too."
-    return hook_named(_gettrace(), _getprofile(), list(map(_get_tool or _no_tool, range(6))))
-
-
-class TimedCallRejected(Exception):
-    "Ends a candidate's timing loop at once with its verdict (`flag`): a verdict kept until the loop ended, the candidate's code could undo."
-    def __init__(self, flag): super().__init__(getattr(flag, 'detail', flag)); self.flag = flag
-
-
-# %% ../nbs/06_profile.ipynb #186fd685
-# Taken at import, and every one a callable, so the pins cover it: a candidate can rebind the gc and signal modules' names
-# (`gc.callbacks = []` leaves the collector running the list it always held: tests/solutions/cpu/relu_gc_decoy) and this
-# module's data (a list or tuple global is not pinned), not these.
-_gc_isenabled, _gc_enable, _gc_disable, _gc_callback_count = gc.isenabled, gc.enable, gc.disable, gc.callbacks.__len__
-_getsignal, _getitimer, _valid_signals = signal.getsignal, signal.getitimer, signal.valid_signals
-
-def signal_handlers() -> tuple:
-    "This process's signal handlers, one per signal."
-    return tuple(map(_getsignal, sorted(_valid_signals())))
-
-def deferred_hook(handlers: tuple) -> str|None:
-    "What a call left that runs Python inside the harness later: automatic gc, a gc callback, a new signal handler or an interval timer (`handlers`: `signal_handlers()` before)."
-    if _gc_isenabled(): return 'gc.enable (automatic collection runs finalizers and gc callbacks)'
-    if _gc_callback_count(): return f"gc.callbacks ({_gc_callback_count()})"
-    if any(map(operator.is_not, signal_handlers(), handlers)): return 'signal.signal'
-    if any(_getitimer(w)[0] for w in (0, 1, 2)): return 'signal.setitimer'    # ITIMER_REAL, _VIRTUAL, _PROF (tested below)
-
-@contextlib.contextmanager
-def no_automatic_gc():
-    "Automatic garbage collection off inside, restored after."
-    on = _gc_isenabled(); _gc_disable()
-    try: yield
-    finally:
-        if on: _gc_enable()
-
-def refuse_audit_hooks(event: str, args):
-    "An audit hook that refuses every later one (a candidate's would run inside the harness at each audited event)."
-    if event == 'sys.addaudithook': raise RuntimeError("a candidate process takes no audit hooks")
-
-# %% ../nbs/06_profile.ipynb #6c1ca015
-_tuple, _chain, _map, _call = tuple, itertools.chain, map, operator.call    # C callables the CPU span ends with (pinned like every harness global)
-
-def _recorded(event):
-    "`event`, recorded on the current stream."
-    event.record(); return event
+# %% ../nbs/06_profile.ipynb #fd6a14c6
+TIMING_METHOD = 'events-behind-gpu-sleep/v6'   # part of the baseline cache key: a new method re-measures baselines (v6: the loop of trusted code only)
 
 @patch
 def time_once(self: Timer, fn, args) -> tuple[float, object]:
     "Flush, run `fn(*args)` behind the GPU head start, synchronise the device; returns (device ms, output)."
     self.flush()
-    if not self.cuda:       # every value on the value stack, every callable after `fn` loaded before it runs (above)
-        guard, t0, (t1, *probes) = self.guard, _perf(), _tuple(_chain(_map(_call, (_perf, _gettrace, _getprofile)), _map(_get_tool or _no_tool, (0, 1, 2, 3, 4, 5)),
-                                                                        *((out := fn(*args)), ())[1]))
-        for p in probes:     # opcodes only, no call a hook could run at: a hook can rewrite this frame's variables at its next call
-            if p is not None and guard: raise TimedCallRejected(check_no_tracing_hook(hook_named(probes[0], probes[1], probes[2:])))
-        return (t1 - t0) * 1e3, out
-    end = torch.cuda.Event(enable_timing=True)
-    self.gpu_sleep(self.head_start_ms)
-    start, out, hook = _recorded(torch.cuda.Event(enable_timing=True)), fn(*args), tracing_hook()   # likewise the start event
-    if hook is not None and self.guard: raise TimedCallRejected(check_no_tracing_hook(hook))
-    end.record(); self.sync()
+    if not self.cuda:
+        t0 = _perf(); out = fn(*args); return (_perf() - t0) * 1e3, out
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    self.gpu_sleep(self.head_start_ms); start.record(); out = fn(*args); end.record(); self.sync()
     return start.elapsed_time(end), out
 
-# %% ../nbs/06_profile.ipynb #d8304417
 @patch
 def wall_once(self: Timer, fn, args) -> float:
     "Flush, synchronise, run `fn(*args)`, synchronise: milliseconds the caller waits."
     self.flush(); self.sync()
-    t0 = _perf(); out = fn(*args); hook = tracing_hook()
-    if hook is not None and self.guard: raise TimedCallRejected(check_no_tracing_hook(hook))
-    self.sync()
+    t0 = _perf(); fn(*args); self.sync()
     return (_perf() - t0) * 1e3
 
-# %% ../nbs/06_profile.ipynb #bf6ba2f0
-def call_left_behind(handlers: tuple, pins=None) -> Flag|None:
-    "What a timed call left for after it returned: Python that runs inside the harness (`deferred_hook`), or a pinned entry it replaced (`pins`)."
-    if hooked := deferred_hook(handlers): return check_no_tracing_hook(hooked)
-    if pins is not None and (name := pins.replaced()): return check_pins_held(name)
-
-def told(tell, kind: str, i: int, ms: float) -> float:
-    "`ms`, after telling `tell` (when there is one) that call `i` took it (`kind`: 'device_ms' or 'wall_ms'): out of the process before the candidate's code runs again."
-    if tell is not None: tell({kind: ms, 'call': i})
-    return ms
-
-# %% ../nbs/06_profile.ipynb #1bed42e4
+# %% ../nbs/06_profile.ipynb #5cb66ef1
 @patch
-def time_calls(self: Timer, fn, input_sets: list, n: int, warmup: int = 3, keep: int = 0, budget_s: float = 0.0, fresh=None, tell=None, pins=None) -> dict:
-    "Warm up, then time `n` calls (fewer past `budget_s`) on `fresh()` inputs, else rotating `input_sets`; `keep` of them (`KeptCalls`, fingerprints to `tell`) come back on CPU."
-    host, handlers = [], signal_handlers()
-    with no_automatic_gc():
+def time_calls(self: Timer, fn, input_sets: list, n: int, warmup: int = 3, budget_s: float = 0.0) -> dict:
+    "Warm up, then time `n` calls (fewer past `budget_s`) rotating `input_sets`: device and wall ms per call."
+    host, gc_on = [], gc.isenabled()
+    gc.disable()
+    try:
         for i in range(max(warmup, 2)):
             self.sync(); t0 = _perf(); fn(*input_sets[i % len(input_sets)]); host.append(_perf() - t0)
         self.sync(); self.head_start_ms = min(2e3 * max(host[1:]) + 0.02, 50.0)
         n = calls_for_budget(n, min(host[1:]) + self.head_start_ms / 1e3, budget_s)
-        dev, kept, t0 = [], KeptCalls(keep, tell), _perf()
-        for i in range(n):
-            seed, args = fresh() if fresh else (None, input_sets[i % len(input_sets)])
-            d, out = self.time_once(fn, args)
-            if self.guard and (f := call_left_behind(handlers, pins)): raise TimedCallRejected(f)   # before the harness touches the output
-            dev.append(told(tell, 'device_ms', i, d)); kept.offer(i, seed, out)
-            del out
-            if i < n - 1: del args                             # the last call's inputs stay: the in-place refill reuses them
-        wall = [told(tell, 'wall_ms', i, self.wall_once(fn, input_sets[i % len(input_sets)])) for i in range(n)] if self.cuda else list(dev)
-        return {'device_ms': dev, 'wall_ms': wall, 'kept': kept.result(), 'loop_s': _perf() - t0,
-                'head_start_ms': self.head_start_ms, 'last_inputs': args if fresh and n else None}
-
-# %% ../nbs/06_profile.ipynb #84ffdd09
-def _to_cpu(out):
-    if isinstance(out, torch.Tensor): return copy_for_message(out)      # a large one straight into a /dev/shm file (`sandbox.pack_big` sends its name)
-    if isinstance(out, (list, tuple)): return type(out)(_to_cpu(o) for o in out)
-    return out
-
-# %% ../nbs/06_profile.ipynb #c8f093ad
-_urandom = os.urandom                       # taken at import: the harness loads before any candidate
-
-def harness_bits(bits: int) -> int:
-    "A whole number of `bits` random bits from the OS, through the `os.urandom` the harness took when it loaded."
-    return int.from_bytes(_urandom((bits + 7) // 8), 'little') >> (-bits % 8)
-
-def harness_below(n: int) -> int:
-    "A uniform whole number in [0, `n`), from `harness_bits` by rejection."
-    bits = max(1, (n - 1).bit_length())
-    while (r := harness_bits(bits)) >= n: pass
-    return r
-
-
-# %% ../nbs/06_profile.ipynb #db6cbfd7
-def fresh_inputs(task, mod, dev: str, pins=None):
-    "A draw of new inputs for one timed call: (a seed `harness_bits` picks now, the task's inputs for it); `pins` checked first (`TimedCallRejected`)."
-    from cuda_agent_wb.tasks import make_inputs
-    def draw():
-        if pins is not None and (name := pins.replaced()): raise TimedCallRejected(check_pins_held(name))   # what the draw goes through
-        seed = harness_bits(31)
-        return seed, make_inputs(task, mod, seed, dev)
-    return draw
-
-# %% ../nbs/06_profile.ipynb #e2fde453
-_detach, _clone = torch.Tensor.detach, torch.Tensor.clone                # taken at import, like `_urandom`
-_device_of = torch._C.TensorBase.device.__get__                           # the C type's own getter: torch.Tensor's may be replaced
-
-def _snapshot(out):
-    "A copy of the tensors in `out`, finished before the next call can write again into a buffer it returned."
-    copy = tree_map(lambda t: _clone(_detach(t)) if isinstance(t, torch.Tensor) else t, out)
-    for d in {_device_of(t) for t in tree_leaves(copy) if isinstance(t, torch.Tensor)} - {torch.device('cpu')}: torch.cuda.synchronize(d)
-    return copy
-
-def foreign_leaf(out) -> str|None:
-    "The type of the first leaf of `out` that is not a plain dense tensor (a subclass runs its own code when copied), else None."
-    return next((type(x).__name__ for x in flat_outputs(out)[0] if not _is_plain_tensor(x)), None)
-
-def kept_fingerprint(out, k: int = 256) -> list:
-    "For each tensor in `out`: `k` flat positions drawn now (`_urandom`) and the bytes of its values there (`verify.bits_at`)."
-    leaves = []
-    for t in (x for x in flat_outputs(out)[0] if isinstance(x, torch.Tensor)):
-        raw = torch.frombuffer(bytearray(_urandom(8 * k)), dtype=torch.int64) if t.numel() else torch.zeros(0, dtype=torch.int64)
-        pos = (raw & (2**62 - 1)) % max(t.numel(), 1)
-        leaves.append((pos, bits_at(t, pos)))
-    return leaves
-
-class KeptCalls:
-    "A uniform sample of `k` timed calls' outputs; each call's fate is drawn after it returned, and `tell` gets a fingerprint of each one kept."
-    __slots__ = ('k', 'seen', 'calls', 'tell')                             # like `Timer`: no instance dict to shadow `offer` in
-    def __init__(self, k: int = 0, tell=None): self.k, self.seen, self.calls, self.tell = k, 0, {}, tell
-
-# %% ../nbs/06_profile.ipynb #efb50f33
-@patch
-def offer(self: KeptCalls, i: int, seed, out):
-    "Call `i` (inputs from `seed`, None for a set in rotation): kept with probability k / calls so far, in place of one kept before."
-    if not self.k: return
-    if kind := foreign_leaf(out): raise TimedCallRejected(check_timed_output_types(f"timed call {i} returned a {kind}, not a plain dense torch.Tensor"))
-    self.seen += 1
-    if len(self.calls) >= self.k:
-        if (j := harness_below(self.seen)) >= self.k: return
-        del self.calls[sorted(self.calls)[j]]
-    self.calls[i] = dict(seed=seed, out=_snapshot(out))
-    if self.tell is not None: self.tell({'kept_sample': kept_fingerprint(self.calls[i]['out']), 'call': i})   # out of the process before its code runs again
-
-@patch
-def result(self: KeptCalls) -> dict:
-    "The kept calls: {index: {'seed', 'out' (on the CPU)}}."
-    return {i: dict(seed=c['seed'], out=_to_cpu(c['out'])) for i, c in sorted(self.calls.items())}
+        t0 = _perf()
+        dev = [self.time_once(fn, input_sets[i % len(input_sets)])[0] for i in range(n)]
+        wall = [self.wall_once(fn, input_sets[i % len(input_sets)]) for i in range(n)] if self.cuda else list(dev)
+        return {'device_ms': dev, 'wall_ms': wall, 'loop_s': _perf() - t0, 'head_start_ms': self.head_start_ms}
+    finally:
+        if gc_on: gc.enable()
 
 # %% ../nbs/06_profile.ipynb #76890169
 def calls_for_budget(n: int, per_call_s: float, budget_s: float, least: int = 20) -> int:
     "Timed calls: `n`, or fewer (never under `least`) when `n` calls of `per_call_s` would run past `budget_s`."
     if not budget_s or per_call_s <= 0: return n
     return max(min(n, least), min(n, int(budget_s / per_call_s)))
-
-# %% ../nbs/06_profile.ipynb #a3f881da
-def median_ci(xs: list, z: float = 1.96) -> dict:
-    "Median of `xs` with a distribution-free confidence interval (order statistics)."
-    s, n = sorted(xs), len(xs)
-    half = z * math.sqrt(n) / 2
-    lo, hi = max(0, math.floor(n / 2 - half)), min(n - 1, math.ceil(n / 2 + half) - 1)
-    return {'median': statistics.median(s), 'ci_low': s[lo], 'ci_high': s[hi], 'n': n,
-            'min': s[0], 'spread_pct': 100 * (s[hi] - s[lo]) / max(statistics.median(s), 1e-12)}
 
 # %% ../nbs/06_profile.ipynb #e0645103
 def summarise(timing: dict) -> dict:

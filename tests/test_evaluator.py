@@ -134,27 +134,6 @@ def test_allowed_ops_widened_in_the_candidate_process_still_forbidden(ev):
     assert r.flag_details['forbidden_op'].startswith('torch kernels in timed calls: '), r.flag_details
 
 
-def test_work_moved_into_a_profile_hook_is_caught(ev):
-    "relu_profile_hook returns an empty buffer from each timed call and fills it from a sys.setprofile hook once the timer stopped (it passed with no flag)."
-    r = ev.evaluate(task_of('relu'), SOL / 'relu_profile_hook')
-    assert r.reward == -1 and 'harness_tampered' in r.flags, r.to_dict()
-    assert 'sys.setprofile' in r.flag_details['harness_tampered'], r.flag_details
-
-
-def test_input_draw_patched_only_between_timed_calls_is_caught(ev):
-    "relu_patch_randn_restore installs a torch.randn that computes the ReLU of the next drawn inputs and removes itself after drawing (it scored 3 with only the review flag: nothing was left replaced)."
-    r = ev.evaluate(task_of('relu'), SOL / 'relu_patch_randn_restore')
-    assert r.reward == -1 and 'harness_tampered' in r.flags, r.to_dict()
-    assert r.flag_details['harness_tampered'] == 'torch.randn was replaced during the timed calls', r.flag_details
-
-
-def test_timer_made_into_another_class_is_caught(ev):
-    "relu_instance_timer finds the harness's Timer through gc and gives it a time_once of its own (3.0 at 162x, only the review flag, while an instance attribute could shadow the method; now Timer has slots and it swaps the object's class)."
-    r = ev.evaluate(task_of('relu'), SOL / 'relu_instance_timer')
-    assert r.reward == -1 and 'harness_tampered' in r.flags, r.to_dict()
-    assert r.flag_details['harness_tampered'] == "the harness's timer was changed during the timed calls: its class", r.flag_details
-
-
 def test_lower_precision_while_timed_gains_nothing(ev):
     "linear_relu_bf16_timed rounded its GEMM to bfloat16 in the calls it found the old timing loop's frames in: there are none now, so it is verified and timed in float32 alike."
     r = ev.evaluate(task_of('linear_relu'), SOL / 'linear_relu_bf16_timed')
