@@ -12,16 +12,16 @@ import torch
 from fastcore.basics import patch
 from .config import get_settings, cache_dir
 from .sandbox import copy_for_message
-from .verify import flat_outputs, Flag
+from .verify import flat_outputs, Flag, torch_kernels, ATEN_KERNEL_MARKERS
 from .clock import median_ci, _to_cpu
 
 # %% auto #0
-__all__ = ['TIMING_METHOD', 'PROFILER_LOCK', 'ATEN_KERNEL_MARKERS', 'ORDER_TOL_NS', 'set_precision_policy', 'device_name',
-           'env_fingerprint', 'lock_holders', 'flock_saying', 'device_lock_key', 'DeviceLock', 'Timer', 'cudart',
-           'reset_persisting_l2', 'calls_for_budget', 'summarise', 'baseline_key', 'use_compile_cache', 'disturbed',
-           'least_disturbed', 'measure_baselines', 'cached_baselines', 'host_load', 'load_changed', 'quiet_stderr',
-           'kernel_table', 'reference_kernel_table', 'torch_kernels', 'profile_records', 'launch_index', 'launched_in',
-           'call_spans', 'call_order', 'order_summary']
+__all__ = ['TIMING_METHOD', 'PROFILER_LOCK', 'ORDER_TOL_NS', 'set_precision_policy', 'device_name', 'env_fingerprint',
+           'lock_holders', 'flock_saying', 'device_lock_key', 'DeviceLock', 'Timer', 'cudart', 'reset_persisting_l2',
+           'calls_for_budget', 'summarise', 'baseline_key', 'use_compile_cache', 'disturbed', 'least_disturbed',
+           'measure_baselines', 'cached_baselines', 'host_load', 'load_changed', 'quiet_stderr', 'kernel_table',
+           'reference_kernel_table', 'profile_records', 'launch_index', 'launched_in', 'call_spans', 'call_order',
+           'order_summary']
 
 # %% ../nbs/06_profile.ipynb #48b7a718
 def set_precision_policy(allow_tf32: bool|str) -> dict:
@@ -347,19 +347,6 @@ def reference_kernel_table(task, backend: str = 'cpu', preset: str|None = None, 
     mod = load_module(task, resolve_preset(preset or get_settings().eval.preset, dev))
     model, xs = build_model(task, mod, seed, dev), make_inputs(task, mod, seed, dev)
     with torch.no_grad(): return kernel_table(model, xs, dev)
-
-# %% ../nbs/06_profile.ipynb #ba97e979
-# inductor's kernels are triton_<kind>_... (kind: the first 3 letters of its category, `unk` when none): a candidate's own Triton kernel named triton_anything is not torch's
-ATEN_KERNEL_MARKERS = ('at::native::', 'at_cuda_detail', 'void at::', 'cutlass_80', 'triton_poi_', 'triton_per_', 'triton_red_',
-                       'triton_tem_', 'triton_for_', 'triton_spl_', 'triton_coo_', 'triton_unk_')
-
-def torch_kernels(rows: list[dict]) -> list[str]:
-    "Names in a candidate's kernel table that are torch compute (ATen ops other than allocation/views, ATen or inductor kernels)."
-    from cuda_agent_wb.verify import ALLOWED_OPS
-    def is_torch(n):
-        if n.startswith('aten::'): return n[6:] not in ALLOWED_OPS
-        return any(m in n for m in ATEN_KERNEL_MARKERS)
-    return [r['name'] for r in rows if is_torch(r['name'])]
 
 # %% ../nbs/06_profile.ipynb #f877bcc6
 def profile_records(prof) -> list[dict]:

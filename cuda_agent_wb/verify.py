@@ -14,13 +14,14 @@ from torch.utils._pytree import tree_flatten
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['FLAGS', 'REVIEW_FLAGS', 'DEGENERATE_SHARE', 'ALLOWED_OPS', 'LAUNCH_OPS', 'HARNESS_MODULES', 'Flag', 'flat_outputs',
-           'check_output_structure', 'check_shapes', 'check_dtypes', 'check_finite', 'check_close', 'dtype_tolerance',
-           'check_signal', 'trivial_outputs', 'degenerate_reasons', 'rms', 'check_degenerate', 'on_device_of',
-           'check_outputs', 'check_deterministic', 'check_inputs_unmutated', 'rel_l2', 'sample_leaves',
-           'check_precision', 'check_timed_outputs', 'check_pins_held', 'timer_state', 'check_timer_state',
-           'check_speedup_plausible', 'op_base_name', 'ForbiddenOpTracer', 'thread_cpu_ns', 'cpu_ms_since',
-           'check_background_threads', 'Pins', 'harness_namespaces', 'HarnessIntegrity', 'snapshot', 'mutated_inputs']
+__all__ = ['FLAGS', 'REVIEW_FLAGS', 'DEGENERATE_SHARE', 'ALLOWED_OPS', 'LAUNCH_OPS', 'HARNESS_MODULES', 'ATEN_KERNEL_MARKERS',
+           'Flag', 'flat_outputs', 'check_output_structure', 'check_shapes', 'check_dtypes', 'check_finite',
+           'check_close', 'dtype_tolerance', 'check_signal', 'trivial_outputs', 'degenerate_reasons', 'rms',
+           'check_degenerate', 'on_device_of', 'check_outputs', 'check_deterministic', 'check_inputs_unmutated',
+           'rel_l2', 'sample_leaves', 'check_precision', 'check_timed_outputs', 'check_pins_held', 'timer_state',
+           'check_timer_state', 'check_speedup_plausible', 'op_base_name', 'ForbiddenOpTracer', 'thread_cpu_ns',
+           'cpu_ms_since', 'check_background_threads', 'Pins', 'harness_namespaces', 'HarnessIntegrity', 'snapshot',
+           'mutated_inputs', 'torch_kernels']
 
 # %% ../nbs/05_verify.ipynb #f6683a94
 FLAGS = {
@@ -417,3 +418,15 @@ def mutated_inputs(before: list, after: list) -> list[int]:
     "Indices of tensors in `after` that differ from their copies in `before` (bitwise, NaN-aware)."
     return [i for i, (b, a) in enumerate(zip(before, after))
             if isinstance(a, torch.Tensor) and not (b.shape == a.shape and torch.equal(b.view(torch.uint8) if b.is_contiguous() and b.dtype.is_floating_point else b, a.view(torch.uint8) if a.is_contiguous() and a.dtype.is_floating_point else a))]
+
+# %% ../nbs/05_verify.ipynb #ba97e979
+# inductor's kernels are triton_<kind>_... (kind: the first 3 letters of its category, `unk` when none): a candidate's own Triton kernel named triton_anything is not torch's
+ATEN_KERNEL_MARKERS = ('at::native::', 'at_cuda_detail', 'void at::', 'cutlass_80', 'triton_poi_', 'triton_per_', 'triton_red_',
+                       'triton_tem_', 'triton_for_', 'triton_spl_', 'triton_coo_', 'triton_unk_')
+
+def torch_kernels(rows: list[dict]) -> list[str]:
+    "Names in a candidate's kernel table that are torch compute (ATen ops other than allocation/views, ATen or inductor kernels)."
+    def is_torch(n):
+        if n.startswith('aten::'): return n[6:] not in ALLOWED_OPS
+        return any(m in n for m in ATEN_KERNEL_MARKERS)
+    return [r['name'] for r in rows if is_torch(r['name'])]
