@@ -642,7 +642,7 @@ class Session:
     "The evaluator's end of one sandbox child."
     def __init__(self, sbx: Sandbox, pid: int, nonce: str):
         self.sbx, self.pid, self.nonce, self.chan, self.isolation = sbx, pid, nonce, None, None
-        self.cpid, self.pidfd, self.ended = pid, _pidfd(pid), None     # cpid: the candidate's process (its hello says; with an init, the init's child)
+        self.cpid, self.pidfd, self.ended, self.end_s = pid, _pidfd(pid), None, None     # cpid: the candidate's process (its hello says; with an init, the init's child)
         self.set_limit(sbx.run_timeout, 'the run limit, [sandbox] run_timeout')
     def alive(self): return self.pid not in self.sbx.exits
     def set_limit(self, seconds: float, why: str):
@@ -735,10 +735,10 @@ def wait_gone(self: Session, timeout: float) -> bool:
 # %% ../nbs/04_sandbox.ipynb #2804a21e
 @patch
 def close(self: Session):
-    "End the session: close the channel, kill the child and all it started, wait until they are gone, remove its box of large messages."
+    "End the session: close the channel, kill the child and all it started, wait until they are gone (`ended`, after `end_s` s), remove its box."
     if self.chan is not None: self.chan.close()
     self.kill()
-    if self.ended is None: self.ended = self.wait_gone(END_WAIT_S)
+    if self.ended is None: t = time.monotonic(); self.ended = self.wait_gone(END_WAIT_S); self.end_s = round(time.monotonic() - t, 4)
     if self.pidfd is not None: os.close(self.pidfd); self.pidfd = None
     shutil.rmtree(shm_box(self.nonce, self.pid), ignore_errors=True)
 
