@@ -350,9 +350,19 @@ def drop_capabilities() -> bool:
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
     return _libc.capset(ctypes.byref(_CapHeader(0x20080522, 0)), (_CapData * 2)()) == 0
 
+# %% ../nbs/04_sandbox.ipynb #5fa1cc6d
+def _own_proc() -> str:
+    "Mount this PID namespace's own /proc (in a private mount namespace), /proc/sys read-only; what was achieved."
+    try:
+        _mount('proc', '/proc', 'proc', MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        _mount('/proc/sys', '/proc/sys', None, MS_BIND | MS_REC)
+        _mount(None, '/proc/sys', None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        return 'own'
+    except OSError as e: return f"shared ({e})"
+
 # %% ../nbs/04_sandbox.ipynb #9f4b3804
-def isolate(writable: list, visible=(), box: str|None = None) -> dict:
-    "Isolate this process as far as the kernel allows (keeping the code and `visible` readable); returns what was achieved."
+def isolate(writable: list, visible=(), box: str|None = None, proc: bool = False) -> dict:
+    "Isolate this process as far as the kernel allows (keeping the code and `visible` readable); `proc`: mount its PID namespace's own /proc. Returns what was achieved."
     got = {'fs': 'shared', 'net': 'shared', 'shm': 'shared', 'caps': 'kept'}
     if _enter_namespaces():
         got['net'] = 'none'
@@ -363,6 +373,7 @@ def isolate(writable: list, visible=(), box: str|None = None) -> dict:
         if box:
             try: got['shm'] = 'private' if _private_shm(box) else 'shared'
             except OSError as e: got['shm'] = f"shared ({e})"
+        if proc and got['fs'] == 'read-only': got['proc'] = _own_proc()
     if drop_capabilities(): got['caps'] = 'dropped'
     return got
 
@@ -389,12 +400,23 @@ def _new_pid_ns(own: int) -> bool:
     return _libc.setns(own, CLONE_NEWPID) == 0 and _libc.unshare(CLONE_NEWPID) == 0
 
 # %% ../nbs/04_sandbox.ipynb #c6840419
+def _proc_mountable(own: int) -> bool:
+    "Whether a child in a fresh PID namespace can mount its own /proc in a private mount namespace (CUDA needs one there)."
+    if not _new_pid_ns(own): return False
+    pid = os.fork()
+    if pid == 0:
+        try: ok = _libc.unshare(CLONE_NEWNS) == 0 and _mount(None, '/', None, MS_REC | MS_PRIVATE) is None and _own_proc() == 'own'
+        except OSError: ok = False
+        os._exit(0 if ok else 1)
+    _libc.setns(own, CLONE_NEWPID)
+    return os.waitpid(pid, 0)[1] == 0
+
 def pid_namespace_fd() -> int|None:
-    "A descriptor of this process's own PID namespace where it may make new ones for its children (root), else None."
+    "A descriptor of this process's own PID namespace where its children may have their own namespace and /proc (root), else None."
     try: fd = os.open('/proc/self/ns/pid', os.O_RDONLY | os.O_CLOEXEC)
     except OSError: return None
-    if _new_pid_ns(fd) and _libc.setns(fd, CLONE_NEWPID) == 0: return fd
-    os.close(fd); return None
+    if _proc_mountable(fd) and _libc.setns(fd, CLONE_NEWPID) == 0: return fd
+    _libc.setns(fd, CLONE_NEWPID); os.close(fd); return None
 
 # %% ../nbs/04_sandbox.ipynb #68ea6779
 def _wait_for(pid: int) -> int:
@@ -420,13 +442,13 @@ def run_child(req: dict, setup: bool = True):
     "Body of the candidate's process: set up (unless its init did), connect back, isolate, run `req['fn']`, exit."
     code = 0
     try:
-        lim = req.get('limits', {})
+        lim, me = req.get('limits', {}), outer_pid()     # read before a fresh /proc shows only its own namespace
         if setup: child_setup(lim)
         chan = Channel(Client(req['address'], authkey=bytes.fromhex(req['authkey'])))   # connect before /tmp is replaced
         box = shm_box(req['nonce'], req.get('session_pid', os.getpid()))
-        iso = isolate(lim.get('writable', []), lim.get('visible', []), box) if lim.get('isolate', True) else {'fs': 'shared', 'net': 'shared', 'shm': 'shared', 'caps': 'kept'}
+        iso = isolate(lim.get('writable', []), lim.get('visible', []), box, proc=req.get('pids') == 'namespace') if lim.get('isolate', True) else {'fs': 'shared', 'net': 'shared', 'shm': 'shared', 'caps': 'kept'}
         iso['pids'] = req.get('pids', 'process group')
-        chan.send({'hello': req['nonce'], 'pid': outer_pid(), 'isolation': iso})
+        chan.send({'hello': req['nonce'], 'pid': me, 'isolation': iso})
         mod, fn = req['fn'].split(':')
         getattr(importlib.import_module(mod), fn)(req['job'], chan)
     except BaseException as e:
@@ -481,7 +503,7 @@ def zygote_main(conn, preload: list):
 # %% ../nbs/04_sandbox.ipynb #b7322ee2
 def _fork_child(conn, req: dict, pidns: int|None, kids: dict) -> int:
     "Fork `req`'s child: pid 1 of a fresh PID namespace running `run_init` where `pidns` allows, else the candidate's process itself."
-    boxed = pidns is not None and _new_pid_ns(pidns)
+    boxed = pidns is not None and req.get('limits', {}).get('isolate', True) and _new_pid_ns(pidns)   # its own /proc needs its own mount namespace
     r, w = os.pipe() if boxed else (None, None)
     pid = -1
     try: pid = os.fork()

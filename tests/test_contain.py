@@ -10,14 +10,15 @@ from cuda_agent_wb.candidate import _torch_ext_dir
 
 SOL = ROOT / 'tests/solutions/cpu'
 ORPHAN = '''
-import os, time
-r, w = os.pipe()
+import ctypes, os, secrets, time
+name, (r, w) = 'cawborph' + secrets.token_hex(3), os.pipe()
 if os.fork() == 0:
     os.setsid()
     if os.fork() == 0:
-        os.write(w, open('/proc/self/status').read().split('NSpid:')[1].split()[0].encode()); time.sleep(600)
+        ctypes.CDLL(None).prctl(15, name.encode(), 0, 0, 0)      # PR_SET_NAME: found by name from outside
+        os.write(w, b'1'); time.sleep(600)
     os._exit(0)
-os.close(w); result = int(os.read(r, 20))
+os.close(w); os.read(r, 1); result = name
 '''
 
 
@@ -25,6 +26,20 @@ def running(pid: int) -> bool:
     "Whether `pid` is a live process (a zombie is not)."
     try: return open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()[0] != 'Z'
     except OSError: return False
+
+
+def named(name: str) -> list[int]:
+    "Live processes named `name` (a helper inside a PID namespace cannot tell its pid out here: it names itself)."
+    out = []
+    for p in filter(str.isdigit, os.listdir('/proc')):
+        try:
+            if open(f'/proc/{p}/comm').read().strip() == name and running(int(p)): out.append(int(p))
+        except OSError: pass
+    return out
+
+
+def kill_all(pids):
+    for p in pids: os.kill(p, signal.SIGKILL)
 
 
 def containment(ev) -> str:
@@ -44,13 +59,12 @@ def ev():
 
 def test_detached_helper_gone_with_the_result(ev):
     "relu_orphan_helper's import starts a helper in a new session (double fork); the result is right and the helper gone."
-    pidfile = _torch_ext_dir() / 'relu_orphan_helper.pid'
-    pidfile.unlink(missing_ok=True)
+    namefile = _torch_ext_dir() / 'relu_orphan_helper.name'
+    namefile.unlink(missing_ok=True)
     r = ev.evaluate(load_task(ROOT / 'data/tasks/relu.py'), SOL / 'relu_orphan_helper', stages=('compile', 'verify'))
-    helper = int(pidfile.read_text())
-    try: assert not running(helper), f"helper {helper} outlived the evaluation"
-    finally:
-        if running(helper): os.kill(helper, signal.SIGKILL)
+    left = named(namefile.read_text())         # written once the helper runs
+    kill_all(left)
+    assert not left, f"helper {left} outlived the evaluation"
     assert r.correct and not r.flags, r.to_dict()
 
 
@@ -59,10 +73,11 @@ def test_closing_the_evaluator_ends_every_process():
     e = Evaluator('cpu')
     s = e.sandbox.start('cuda_agent_wb.sandbox:probe_job', {'code': ORPHAN})
     helper, zygote = s.recv()['result'], e.sandbox.proc.pid
+    assert named(helper)
     if s.isolation['pids'] != 'namespace':
-        os.kill(helper, signal.SIGKILL); e.close(); pytest.skip("no PID namespace for candidates here (not root)")
+        kill_all(named(helper)); e.close(); pytest.skip("no PID namespace for candidates here (not root)")
     live = e.sandbox.start('cuda_agent_wb.sandbox:probe_job', {'code': 'import time; time.sleep(600)'}); live.connect()
     e.close()
-    left = [p for p in (helper, live.cpid, live.pid, zygote) if running(p)]
-    for p in left: os.kill(p, signal.SIGKILL)
+    left = named(helper) + [p for p in (live.cpid, live.pid, zygote) if running(p)]
+    kill_all(left)
     assert not left, f"still running after close: {left} (helper, sleeping candidate, its init, zygote)"
