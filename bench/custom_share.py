@@ -15,7 +15,10 @@ Runs are resumable: results already in --out are kept and skipped, each new one 
 so the same command run again goes on. --prebuild-jobs builds the pending single files' load_inline extensions ahead in
 parallel first (cached by content; the evaluations then only load them).
 
-    python3 bench/custom_share.py --bundled --cuda-l1 bench/ext/h100.json --out bench/results/custom_share_h200.json
+    python3 bench/custom_share.py --bundled --cuda-l1 bench/ext/cudal1_h100.json --out bench/results/custom_share_h200.json
+
+bench/ext/ is git-ignored: put CUDA-L1's JSON there (it is their code: read, measured, never committed), and carry it to a
+GPU machine that has no network.
     python3 bench/custom_share.py --bundled --backend cpu --out /tmp/custom_share_cpu.json        # checks it on a CPU
 
 The JSON: {device, settings: {min_custom_share, rules}, results: [{source, kind, name, task, correct, reward, flags,
