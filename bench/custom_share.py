@@ -16,10 +16,10 @@ so the same command run again goes on. --prebuild-jobs builds the pending single
 parallel first (cached by content; the evaluations then only load them).
 
     python3 bench/custom_share.py --bundled --cuda-l1 bench/ext/cudal1_h100.json --out bench/results/custom_share_h200.json
-
-bench/ext/ is git-ignored: put CUDA-L1's JSON there (it is their code: read, measured, never committed), and carry it to a
-GPU machine that has no network.
     python3 bench/custom_share.py --bundled --backend cpu --out /tmp/custom_share_cpu.json        # checks it on a CPU
+
+bench/ext/ is git-ignored: put CUDA-L1's JSON there (it is their code: read and measured, never committed), and carry
+it to a GPU machine that has no network.
 
 The JSON: {device, settings: {min_custom_share, rules}, results: [{source, kind, name, task, correct, reward, flags,
 custom_kernel_share, torch_time_share, speedup_vs_eager, kernels: [{name, us_per_call, own}], error}],
