@@ -140,7 +140,7 @@ def exec_source(source: str, path: str, namespace: dict):
 def import_candidate(job: dict, state: ExtState):
     "Install `cawb_ext` and execute the candidate's model_new source; returns the ModelNew class."
     os.environ['TORCH_EXTENSIONS_DIR'] = job['torch_ext_dir']
-    instrument_builders(job.get('build_ahead_error'))        # calls into its own extensions counted; a failed build ahead replayed
+    instrument_builders(job.get('build_ahead_error'), count=job['device'] == 'cpu')   # on the CPU calls into its own extensions counted (a GPU's trace shows its kernels: no wrapper in its calls); a failed build ahead replayed
     if job.get('triton'): instrument_triton(**job['triton'])   # launches counted as its own kernels; the interpreter on the CPU
     if job['build_mode'] == 'lean': sys.modules['cawb_ext'] = load_extension(job['library'], job['device'], state)
     elif job['build_mode'] == 'torch': sys.modules['cuda_extension' if job['layout'] == 'cuda-agent' else 'cawb_ext'] = _torch_mode_extension(job)

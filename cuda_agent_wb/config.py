@@ -90,7 +90,7 @@ SCHEMA = {
     'gpu':     dict(arch=_arch_list, nvcc=str),
     'eval':    dict(backend=_choice('auto', 'cuda', 'cpu'), trials=_posint, atol=_nonneg, rtol=_nonneg,
                     strict_atol=_nonneg, strict_rtol=_nonneg, tolerance_fp16=_tol_pair, tolerance_bf16=_tol_pair, suspicious_speedup=_positive,
-                    preset=_choice('auto', 'cpu', 'gpu'), rules=_choice('cuda-agent', 'kernelbench')),
+                    min_custom_share=_nonneg, preset=_choice('auto', 'cpu', 'gpu'), rules=_choice('cuda-agent', 'kernelbench')),
     'timing':  dict(warmup=_nonnegint, trials_cuda=_posint, trials_cpu=_posint, input_sets=_posint,
                     flush_cache=_bool, allow_tf32=_bool, baseline_budget_s=_nonneg, block_ms=_positive),
     'sandbox': dict(compile_timeout=_positive, run_timeout=_positive, phase_floor_s=_nonneg, phase_factor=_nonneg,

@@ -57,23 +57,32 @@ def check_shape_general(ref_out, cand: dict|None, atol: float, rtol: float) -> F
     if (f := check_outputs(ref_out, cand['outputs'], atol, rtol)): return Flag('shape_specific', f"at {cand['shape']}: {f}"[:600])
 
 # %% ../nbs/05a_hacks.ipynb #0c59af93
+def _counted(name: str, cuda: bool) -> bool:
+    "Whether a profile row counts at all: on the CPU allocation and view ops (`verify.ALLOWED_OPS`) are neither torch's work nor the candidate's."
+    return cuda or not (name.startswith('aten::') and name[6:] in ALLOWED_OPS)
+
 def _own_row(name: str, cuda: bool) -> bool:
-    from cuda_agent_wb.profile import torch_kernels
+    from cuda_agent_wb.verify import torch_kernels
     if torch_kernels([{'name': name}]): return False
-    return not name.startswith(('Memcpy', 'Memset', 'cudaMemcpy', 'cudaMemset')) if cuda else not name.startswith('aten::') or name[6:] in ALLOWED_OPS
+    return not name.startswith(('Memcpy', 'Memset', 'cudaMemcpy', 'cudaMemset')) if cuda else not name.startswith('aten::')
 
 def custom_kernel_share(kernels: list, own_calls: int|None, cuda: bool) -> float|None:
     "Share of the profiled per-call time in the candidate's own kernels (CPU: 0 if it never called its own code); None if nothing was profiled."
     if own_calls == 0 and not cuda: return 0.0         # a GPU's trace shows own kernels however launched (a graph replay, torch.ops)
-    total = sum(r['us_per_call'] for r in kernels)
+    rows = [r for r in kernels if _counted(r['name'], cuda)]
+    total = sum(r['us_per_call'] for r in rows)
     if not total: return None if own_calls is None else 1.0
-    return round(sum(r['us_per_call'] for r in kernels if _own_row(r['name'], cuda)) / total, 4)
+    return round(sum(r['us_per_call'] for r in rows if _own_row(r['name'], cuda)) / total, 4)
 
 # %% ../nbs/05a_hacks.ipynb #0c59846b
-def check_custom_kernel(share: float|None, min_share: float = 0.01, basis: str = 'of the profiled time') -> Flag|None:
-    "Kernelbench rules: some of the time must be in the candidate's own kernels."
+def check_custom_kernel(share: float|None, min_share: float|None = None, basis: str = 'of the profiled time') -> Flag|None:
+    "Kernelbench rules: at least `min_share` (default: settings.ini `[eval] min_custom_share`) of the time must be in the candidate's own kernels."
+    if min_share is None:
+        from cuda_agent_wb.config import get_settings
+        min_share = get_settings().eval.min_custom_share
     if share is not None and share < min_share:
-        return Flag('no_custom_kernel', f"{100 * share:.1f} % {basis} is in the candidate's own kernels (torch does the work)")
+        return Flag('no_custom_kernel', f"{100 * share:.1f} % {basis} is in the candidate's own kernels, under the {100 * min_share:g} % asked "
+                                        f"([eval] min_custom_share): torch does the work")
 
 # %% ../nbs/05a_hacks.ipynb #2a7af9cb
 class OwnCalls:
@@ -92,13 +101,14 @@ def counting_module(mod) -> types.ModuleType:
     return out
 
 # %% ../nbs/05a_hacks.ipynb #c0b5e440
-def instrument_builders(failed_error: str|None = None):
-    "In the candidate's process: `load_inline`/`load` return counting modules; with `failed_error`, `load_inline` raises it."
+def instrument_builders(failed_error: str|None = None, count: bool = True):
+    "In the candidate's process: `load_inline`/`load` return counting modules (the extension itself when not `count`); with `failed_error`, `load_inline` raises it."
     import torch.utils.cpp_extension as ce
     real_inline, real_load = ce.load_inline, ce.load
+    wrap = counting_module if count else (lambda m: m)
     def load_inline(*a, **k):
         if failed_error: raise RuntimeError(f"Error building extension '{k.get('name', a[0] if a else '?')}' (built ahead, outside the sandbox):\n{failed_error}")
-        return counting_module(real_inline(*a, **k))
-    def load(*a, **k): return counting_module(real_load(*a, **k))
+        return wrap(real_inline(*a, **k))
+    def load(*a, **k): return wrap(real_load(*a, **k))
     ce.load_inline, ce.load = load_inline, load
     return real_inline, real_load

@@ -6,7 +6,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/sandbox.html.md"""
 
 # %% ../nbs/04_sandbox.ipynb #b646e519
 from __future__ import annotations
-import ctypes, hashlib, importlib, io, math, os, resource, secrets, shutil, signal, sys, tempfile, threading, time, weakref
+import ctypes, hashlib, importlib, io, math, os, resource, secrets, select, shutil, signal, sys, tempfile, threading, time, weakref
 import multiprocessing as mp
 from multiprocessing.connection import Listener, Client
 from dataclasses import dataclass
@@ -15,11 +15,12 @@ from pathlib import Path
 # %% auto #0
 __all__ = ['SHM_DIR', 'SHM_PREFIX', 'SHM_MIN_BYTES', 'SHM_BOX_PREFIX', 'SHM_TENSOR_MIN_BYTES', 'STAGE_BYTES', 'PR_SET_PDEATHSIG',
            'PR_SET_DUMPABLE', 'PR_SET_NO_NEW_PRIVS', 'CLONE_NEWNS', 'CLONE_NEWNET', 'CLONE_NEWUSER', 'MS_RDONLY',
-           'MS_NOSUID', 'MS_NODEV', 'MS_NOEXEC', 'MS_REMOUNT', 'MS_BIND', 'MS_REC', 'MS_PRIVATE', 'pack', 'unpack',
-           'copy_pinned', 'staging_buffer', 'copy_staged', 'copy_for_message', 'pack_big', 'message_file_ok',
-           'unpack_big', 'child_setup', 'tmp_roots', 'shm_box', 'sweep_shm', 'drop_capabilities', 'isolate', 'Channel',
-           'run_child', 'probe_job', 'prepare_torch_for_fork', 'zygote_main', 'exit_reason', 'ChildDied', 'Sandbox',
-           'worker_env', 'start_lasting', 'Session']
+           'MS_NOSUID', 'MS_NODEV', 'MS_NOEXEC', 'MS_REMOUNT', 'MS_BIND', 'MS_REC', 'MS_PRIVATE', 'CLONE_NEWPID',
+           'END_WAIT_S', 'pack', 'unpack', 'outer_pid', 'copy_pinned', 'staging_buffer', 'copy_staged',
+           'copy_for_message', 'pack_big', 'message_file_ok', 'unpack_big', 'child_setup', 'tmp_roots', 'shm_box',
+           'sweep_shm', 'drop_capabilities', 'isolate', 'Channel', 'pid_namespace_fd', 'run_init', 'run_child',
+           'probe_job', 'prepare_torch_for_fork', 'zygote_main', 'exit_reason', 'ChildDied', 'Sandbox', 'worker_env',
+           'start_lasting', 'Session']
 
 # %% ../nbs/04_sandbox.ipynb #1132f1b6
 def pack(obj) -> bytes:
@@ -46,13 +47,25 @@ def _tensor_bytes(obj) -> int:
     if isinstance(obj, (list, tuple)): return sum(_tensor_bytes(v) for v in obj)
     return 0
 
+# %% ../nbs/04_sandbox.ipynb #8312d352
+_outer = (0, 0)          # (os.getpid(), outer pid) of this process, read once per process
+
+def outer_pid() -> int:
+    "This process's pid as the evaluator sees it (the first `NSpid` of /proc/self/status); `os.getpid()` where none is shown."
+    global _outer
+    if _outer[0] != os.getpid():
+        try: pid = next(int(l.split()[1]) for l in open('/proc/self/status') if l.startswith('NSpid:'))
+        except (OSError, StopIteration, ValueError, IndexError): pid = os.getpid()
+        _outer = (os.getpid(), pid)
+    return _outer[1]
+
 # %% ../nbs/04_sandbox.ipynb #8e8656f6
 SHM_TENSOR_MIN_BYTES = 1 << 20
 _shm_tensors = {}         # id(tensor) -> (weak reference, file) of `copy_for_message` copies not sent yet
 
 def _new_message_path(suffix: str) -> str:
     "A fresh file name for one of this process's large messages."
-    return os.path.join(_shm_out, f"{SHM_PREFIX}{os.getpid()}-{secrets.token_hex(8)}{suffix}")
+    return os.path.join(_shm_out, f"{SHM_PREFIX}{outer_pid()}-{secrets.token_hex(8)}{suffix}")
 
 def _drop_unsent(unsent: dict, key: int, path: str):
     "A copy made for a message died unsent (or the process ends): remove its file."
@@ -337,9 +350,19 @@ def drop_capabilities() -> bool:
     _prctl(PR_SET_NO_NEW_PRIVS, 1)
     return _libc.capset(ctypes.byref(_CapHeader(0x20080522, 0)), (_CapData * 2)()) == 0
 
+# %% ../nbs/04_sandbox.ipynb #5fa1cc6d
+def _own_proc() -> str:
+    "Mount this PID namespace's own /proc (in a private mount namespace), /proc/sys read-only; what was achieved."
+    try:
+        _mount('proc', '/proc', 'proc', MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        _mount('/proc/sys', '/proc/sys', None, MS_BIND | MS_REC)
+        _mount(None, '/proc/sys', None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        return 'own'
+    except OSError as e: return f"shared ({e})"
+
 # %% ../nbs/04_sandbox.ipynb #9f4b3804
-def isolate(writable: list, visible=(), box: str|None = None) -> dict:
-    "Isolate this process as far as the kernel allows (keeping the code and `visible` readable); returns what was achieved."
+def isolate(writable: list, visible=(), box: str|None = None, proc: bool = False) -> dict:
+    "Isolate this process as far as the kernel allows (keeping the code and `visible` readable); `proc`: mount its PID namespace's own /proc. Returns what was achieved."
     got = {'fs': 'shared', 'net': 'shared', 'shm': 'shared', 'caps': 'kept'}
     if _enter_namespaces():
         got['net'] = 'none'
@@ -350,6 +373,7 @@ def isolate(writable: list, visible=(), box: str|None = None) -> dict:
         if box:
             try: got['shm'] = 'private' if _private_shm(box) else 'shared'
             except OSError as e: got['shm'] = f"shared ({e})"
+        if proc and got['fs'] == 'read-only': got['proc'] = _own_proc()
     if drop_capabilities(): got['caps'] = 'dropped'
     return got
 
@@ -367,16 +391,64 @@ class Channel:
         try: self.conn.close()
         except OSError: pass
 
+# %% ../nbs/04_sandbox.ipynb #fd3a8cd7
+CLONE_NEWPID = 0x20000000
+END_WAIT_S = 10.0          # how long a closing session (or stopping zygote) waits for a killed child and its namespace to be gone
+
+def _new_pid_ns(own: int) -> bool:
+    "Make this process's next child pid 1 of a fresh PID namespace (`own`: its own namespace); False where the kernel refuses."
+    return _libc.setns(own, CLONE_NEWPID) == 0 and _libc.unshare(CLONE_NEWPID) == 0
+
+# %% ../nbs/04_sandbox.ipynb #c6840419
+def _proc_mountable(own: int) -> bool:
+    "Whether a child in a fresh PID namespace can mount its own /proc in a private mount namespace (CUDA needs one there)."
+    if not _new_pid_ns(own): return False
+    pid = os.fork()
+    if pid == 0:
+        try: ok = _libc.unshare(CLONE_NEWNS) == 0 and _mount(None, '/', None, MS_REC | MS_PRIVATE) is None and _own_proc() == 'own'
+        except OSError: ok = False
+        os._exit(0 if ok else 1)
+    _libc.setns(own, CLONE_NEWPID)
+    return os.waitpid(pid, 0)[1] == 0
+
+def pid_namespace_fd() -> int|None:
+    "A descriptor of this process's own PID namespace where its children may have their own namespace and /proc (root), else None."
+    try: fd = os.open('/proc/self/ns/pid', os.O_RDONLY | os.O_CLOEXEC)
+    except OSError: return None
+    if _proc_mountable(fd) and _libc.setns(fd, CLONE_NEWPID) == 0: return fd
+    _libc.setns(fd, CLONE_NEWPID); os.close(fd); return None
+
+# %% ../nbs/04_sandbox.ipynb #68ea6779
+def _wait_for(pid: int) -> int:
+    "Reap children (a pid 1 inherits the candidate's orphans) until `pid` ends; its wait status."
+    while True:
+        done, status = os.waitpid(-1, 0)
+        if done == pid: return status
+
+# %% ../nbs/04_sandbox.ipynb #8f9e1a78
+def run_init(req: dict, status_w: int):
+    "Body of a child that is pid 1 of its own PID namespace: fork the candidate's process, reap until it ends, pass its status on `status_w`, exit."
+    child_setup(req.get('limits', {}))
+    req = {**req, 'pids': 'namespace', 'session_pid': outer_pid()}
+    cand = os.fork()
+    if cand == 0: os.close(status_w); run_child(req, setup=False)
+    signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())   # nothing in the namespace can stop it; SIGKILL from outside still does
+    status = _wait_for(cand)
+    os.write(status_w, status.to_bytes(4, 'little'))
+    os._exit(0)                      # the kernel now kills whatever the candidate left in the namespace
+
 # %% ../nbs/04_sandbox.ipynb #48d8773c
-def run_child(req: dict):
-    "Body of a forked child: isolate, connect back, run `req['fn']`, exit."
+def run_child(req: dict, setup: bool = True):
+    "Body of the candidate's process: set up (unless its init did), connect back, isolate, run `req['fn']`, exit."
     code = 0
     try:
-        lim = req.get('limits', {})
-        child_setup(lim)
+        lim, me = req.get('limits', {}), outer_pid()     # read before a fresh /proc shows only its own namespace
+        if setup: child_setup(lim)
         chan = Channel(Client(req['address'], authkey=bytes.fromhex(req['authkey'])))   # connect before /tmp is replaced
-        iso = isolate(lim.get('writable', []), lim.get('visible', []), shm_box(req['nonce'], os.getpid())) if lim.get('isolate', True) else {'fs': 'shared', 'net': 'shared', 'shm': 'shared', 'caps': 'kept'}
-        chan.send({'hello': req['nonce'], 'pid': os.getpid(), 'isolation': iso})
+        box = shm_box(req['nonce'], req.get('session_pid', os.getpid()))
+        iso = isolate(lim.get('writable', []), lim.get('visible', []), box, proc=req.get('pids') == 'namespace') if lim.get('isolate', True) else {'fs': 'shared', 'net': 'shared', 'shm': 'shared', 'caps': 'kept'}
+        iso['pids'] = req.get('pids', 'process group')
+        chan.send({'hello': req['nonce'], 'pid': me, 'isolation': iso})
         mod, fn = req['fn'].split(':')
         getattr(importlib.import_module(mod), fn)(req['job'], chan)
     except BaseException as e:
@@ -404,31 +476,73 @@ def prepare_torch_for_fork():
     try: register(); return True
     except Exception: return False
 
+# %% ../nbs/04_sandbox.ipynb #f46df240
+def _exit_now():
+    "Leave this process at once (its output flushed): no interpreter shutdown."
+    try: sys.stdout.flush(); sys.stderr.flush()
+    except Exception: pass
+    os._exit(0)
+
 # %% ../nbs/04_sandbox.ipynb #e7df7e19
 def zygote_main(conn, preload: list):
-    "Fork-server loop: preload modules, then fork one child per request and report exits."
+    "Fork-server loop: preload modules, then fork one child per request (in its own PID namespace where allowed) and report exits."
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL); _prctl(PR_SET_DUMPABLE, 0)
     os.environ['OMP_WAIT_POLICY'] = 'PASSIVE'          # before torch loads its OpenMP runtime
     for m in preload: importlib.import_module(m)
     prepare_torch_for_fork()
+    pidns, kids = pid_namespace_fd(), {}                # kids: pid -> the read end of its init's status pipe (None: no init)
     conn.send({'ready': os.getpid()})
     while True:
         if conn.poll(0.02):
             try: req = conn.recv()
-            except (EOFError, OSError): return
-            if req.get('cmd') == 'stop': return
-            pid = os.fork()
-            if pid == 0: conn.close(); run_child(req)
-            conn.send({'started': req['nonce'], 'pid': pid})
-        _reap(conn)
+            except (EOFError, OSError): req = {'cmd': 'stop'}
+            if req.get('cmd') == 'stop': _end_children(kids); _exit_now()
+            conn.send({'started': req['nonce'], 'pid': _fork_child(conn, req, pidns, kids)})
+        _reap(conn, kids)
+
+# %% ../nbs/04_sandbox.ipynb #b7322ee2
+def _fork_child(conn, req: dict, pidns: int|None, kids: dict) -> int:
+    "Fork `req`'s child: pid 1 of a fresh PID namespace running `run_init` where `pidns` allows, else the candidate's process itself."
+    boxed = pidns is not None and req.get('limits', {}).get('isolate', True) and _new_pid_ns(pidns)   # its own /proc needs its own mount namespace
+    r, w = os.pipe() if boxed else (None, None)
+    pid = -1
+    try: pid = os.fork()
+    finally:
+        if boxed and pid != 0: _libc.setns(pidns, CLONE_NEWPID)     # the zygote's own threads and children back in its namespace
+    if pid == 0:
+        conn.close()
+        for fd in [*kids.values(), pidns, r]:
+            if fd is not None: os.close(fd)
+        run_init(req, w) if boxed else run_child(req)
+    if boxed: os.close(w)
+    kids[pid] = r
+    return pid
 
 # %% ../nbs/04_sandbox.ipynb #b2069d72
-def _reap(conn):
+def _reap(conn, kids: dict):
+    "Report every child that ended, with its candidate's exit status where its init passed it on."
     while True:
         try: pid, status = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError: return
         if pid == 0: return
+        if (r := kids.pop(pid, None)) is not None:
+            got = os.read(r, 4); os.close(r)         # the init and the candidate are gone: no writer is left
+            if len(got) == 4: status = int.from_bytes(got, 'little')
         conn.send({'exited': pid, 'status': status})
+
+# %% ../nbs/04_sandbox.ipynb #2e44c313
+def _end_children(kids: dict, timeout: float = END_WAIT_S):
+    "Kill the children still running (an init takes its namespace with it) and reap them, for `timeout` s at most."
+    for pid in kids:
+        for kill in (os.killpg, os.kill):
+            try: kill(pid, signal.SIGKILL)
+            except OSError: pass
+    end = time.monotonic() + timeout
+    while kids and time.monotonic() < end:
+        try: pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError: return
+        if pid: kids.pop(pid, None)
+        else: time.sleep(0.005)
 
 # %% ../nbs/04_sandbox.ipynb #fc7d0298
 _SIGNALS = {signal.SIGSEGV: 'segmentation fault (SIGSEGV)', signal.SIGBUS: 'bus error (SIGBUS)', signal.SIGFPE: 'arithmetic error (SIGFPE)',
@@ -541,10 +655,16 @@ def start(self: Sandbox, fn: str, job: dict, limits: dict|None = None) -> 'Sessi
     return Session(self, started['pid'], nonce)
 
 # %% ../nbs/04_sandbox.ipynb #5177dbcd
+def _pidfd(pid: int) -> int|None:
+    "A pidfd of `pid` (readable once it has ended), or None where the kernel or Python offers none."
+    try: return os.pidfd_open(pid)
+    except (AttributeError, OSError): return None
+
 class Session:
     "The evaluator's end of one sandbox child."
     def __init__(self, sbx: Sandbox, pid: int, nonce: str):
         self.sbx, self.pid, self.nonce, self.chan, self.isolation = sbx, pid, nonce, None, None
+        self.cpid, self.pidfd, self.ended, self.end_s = pid, _pidfd(pid), None, None     # cpid: the candidate's process (its hello says; with an init, the init's child)
         self.set_limit(sbx.run_timeout, 'the run limit, [sandbox] run_timeout')
     def alive(self): return self.pid not in self.sbx.exits
     def set_limit(self, seconds: float, why: str):
@@ -564,7 +684,9 @@ def connect(self: Session):
         chan = Channel(conn)
         try: hello = chan.recv(5)
         except Exception: chan.close(); continue
-        if hello.get('hello') == self.nonce: self.chan, self.isolation = chan, hello.get('isolation')
+        if hello.get('hello') == self.nonce:
+            self.chan, self.isolation = chan, hello.get('isolation')
+            self.cpid = hello['pid'] if type(hello.get('pid')) is int else self.pid
         else: chan.close()
 
 # %% ../nbs/04_sandbox.ipynb #ef5f0271
@@ -578,7 +700,7 @@ def _watch(self: Session, phase: str):
         raise ChildDied(reason, f"candidate process {exit_reason(st)} during {phase}")
     if time.time() > self.deadline:
         self.kill(); raise ChildDied('timeout', f"candidate timed out after {self.limit_s:.3g} s during {phase} ({self.limit_why})")
-    if _rss_mb(self.pid) > self.sbx.memory_mb:
+    if _rss_mb(self.cpid) > self.sbx.memory_mb:
         self.kill(); raise ChildDied('memory', f"candidate exceeded the {self.sbx.memory_mb} MiB memory cap during {phase}")
 
 # %% ../nbs/04_sandbox.ipynb #367e6569
@@ -614,17 +736,32 @@ def send(self: Session, obj):
 # %% ../nbs/04_sandbox.ipynb #1cd58a32
 @patch
 def kill(self: Session):
-    "Kill the child and everything it started (its process group)."
+    "Kill the child and everything it started: its process group, and with an init every process in its PID namespace."
     for target in (lambda: os.killpg(self.pid, signal.SIGKILL), lambda: os.kill(self.pid, signal.SIGKILL)):
         try: target()
         except (ProcessLookupError, PermissionError): pass
 
 # %% ../nbs/04_sandbox.ipynb #ceef57d0
 @patch
+def wait_gone(self: Session, timeout: float) -> bool:
+    "Wait up to `timeout` s until the child has ended (with an init: every process of its namespace, which ends first); whether it did."
+    end = time.monotonic() + timeout
+    while self.alive():
+        fds, left = [f for f in (self.pidfd, self.sbx.conn) if f is not None], end - time.monotonic()
+        if left <= 0 or not fds: return False
+        ready = select.select(fds, [], [], min(left, 0.5))[0]
+        if self.pidfd is not None and self.pidfd in ready: return True
+        if self.sbx.conn is not None: self.sbx._pump()
+    return True
+
+# %% ../nbs/04_sandbox.ipynb #2804a21e
+@patch
 def close(self: Session):
-    "End the session: close the channel, kill the child if it lingers, remove its box of large messages."
+    "End the session: close the channel, kill the child and all it started, wait until they are gone (`ended`, after `end_s` s), remove its box."
     if self.chan is not None: self.chan.close()
     self.kill()
+    if self.ended is None: t = time.monotonic(); self.ended = self.wait_gone(END_WAIT_S); self.end_s = round(time.monotonic() - t, 4)
+    if self.pidfd is not None: os.close(self.pidfd); self.pidfd = None
     shutil.rmtree(shm_box(self.nonce, self.pid), ignore_errors=True)
 
 # %% ../nbs/04_sandbox.ipynb #0b6a723f
@@ -638,10 +775,10 @@ def run(self: Sandbox, fn: str, job: dict, phase='run', limits=None) -> dict:
 # %% ../nbs/04_sandbox.ipynb #5311b526
 @patch
 def close(self: Sandbox):
-    "Stop the zygote and remove the socket; a no-op when closed already or the zygote never started."
+    "Stop the zygote (it kills and reaps its children first) and remove the socket; a no-op when closed already or never started."
     try:
         if self.conn: self.conn.send({'cmd': 'stop'})
     except OSError: pass
-    if self.proc is not None and self.proc.pid is not None: self.proc.join(2); self.proc.kill() if self.proc.is_alive() else None
+    if self.proc is not None and self.proc.pid is not None: self.proc.join(END_WAIT_S + 5); self.proc.kill() if self.proc.is_alive() else None
     self.proc, self.conn = None, None
     self.listener.close()

@@ -179,3 +179,36 @@ def test_staged_copy_in_chunks_with_a_remainder(tmp_path, monkeypatch):
         c = sandbox.copy_for_message(x)
         assert c.dtype == x.dtype and torch.equal(c, x.cpu())
     assert sandbox._staging.numel() == 1 << 20 and sandbox._staging.is_pinned()
+
+
+def _named(name: str) -> list[int]:
+    "Live processes named `name` (a helper inside a PID namespace cannot tell its pid out here: it names itself)."
+    out = []
+    for p in filter(str.isdigit, os.listdir('/proc')):
+        try:
+            if open(f'/proc/{p}/comm').read().strip() == name and open(f'/proc/{p}/stat').read().rsplit(')', 1)[1].split()[0] != 'Z': out.append(int(p))
+        except OSError: pass
+    return out
+
+
+def test_cuda_detached_helper_gone_with_the_result(ev):
+    "relu_orphan_gpu's import starts a helper in a new session holding a CUDA context and 512 MiB: gone when the result is returned."
+    import signal
+    from cuda_agent_wb.candidate import _torch_ext_dir
+    probe = ev.sandbox.start('cuda_agent_wb.sandbox:probe_job', {'code': 'result = 1'}); probe.recv(); probe.close()
+    if probe.isolation['pids'] != 'namespace': pytest.skip("no PID namespace for candidates here (not root)")
+    namefile = _torch_ext_dir() / 'relu_orphan_gpu.name'
+    namefile.unlink(missing_ok=True)
+    r = run(ev, 'relu', 'relu_orphan_gpu', stages=('compile', 'verify'))
+    left = _named(namefile.read_text())          # written once the helper held its memory
+    for p in left: os.kill(p, signal.SIGKILL)
+    assert not left, f"helper {left} outlived the evaluation"
+    assert r.correct and probe.isolation.get('proc') == 'own', (said(r), probe.isolation)
+
+
+def test_cuda_scalar_decoy_is_no_custom_kernel(ev):
+    "Kernelbench rules: an own kernel writing one scalar beside torch's addmm is under [eval] min_custom_share; an own epilogue beside torch.mm is recorded."
+    d = run(ev, 'linear_relu', 'linear_relu_scalar_decoy.py', rules='kernelbench')
+    assert d.reward == -1 and 'no_custom_kernel' in d.flags, said(d)
+    e = run(ev, 'linear_relu', 'linear_relu_epilogue.py', rules='kernelbench')     # its share is data for the threshold (bench/custom_share.py)
+    assert e.correct and e.custom_kernel_share is not None and e.custom_kernel_share > d.custom_kernel_share, said(e)
