@@ -132,7 +132,7 @@ def _read_ini(f: Path):
     return cp
 
 # %% ../nbs/00_config.ipynb #51469b93
-NON_SETTING_ENV = ('CAWB_SETTINGS', 'CAWB_SERVICE_TOKEN', 'CAWB_ENV_TOKEN', 'CAWB_GPU_RESULTS', 'CAWB_SLOW_TESTS')
+NON_SETTING_ENV = ('CAWB_SETTINGS', 'CAWB_SERVICE_TOKEN', 'CAWB_ENV_TOKEN', 'CAWB_GPU_RESULTS', 'CAWB_SLOW_TESTS', 'CAWB_COMMIT')
 
 def _closest(name: str, known) -> str:
     m = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
