@@ -32,8 +32,8 @@ __all__ = ['CLOCK_METHOD', 'STAGES', 'WEIGHTS', 'RULES', 'BASELINE_PROCESSES', '
            'milestone_reward', 'continuous_reward', 'EvalResult', 'reference_outputs', 'reference_probe',
            'reference_baseline_key', 'reference_baselines', 'release_device_memory', 'reference_main',
            'ReferenceWorker', 'ReferenceServer', 'baseline_main', 'check_rules', 'torch_time_share', 'Evaluator',
-           'baseline_job_key', 'timing_settings', 'fresh_seeds', 'tolerance_source', 'triton_build', 'output_bytes',
-           'check_kernel_time', 'check_stream_order', 'out_of_device_memory']
+           'compile_dirs', 'baseline_job_key', 'timing_settings', 'fresh_seeds', 'tolerance_source', 'triton_build',
+           'output_bytes', 'check_kernel_time', 'check_stream_order', 'out_of_device_memory']
 
 # %% ../nbs/07_reward.ipynb #91710616
 CLOCK_METHOD = 'evaluator-clock-blocks/v1'   # how a result's times were taken (`clock`): recorded in its timings
@@ -349,6 +349,14 @@ class Evaluator:
         try: prune_builds()
         except OSError as e: print(f"cawb: build cache not pruned: {e}", file=sys.stderr)
 
+# %% ../nbs/07_reward.ipynb #2991aa29
+def compile_dirs() -> list[str]:
+    "Where torch.compile writes in the reference's timed process: the workbench's inductor cache, and inductor's precompiled headers (always under its default folder in /tmp, which a sandboxed child would otherwise see fresh and build again)."
+    from torch._inductor.runtime.cache_dir_utils import default_cache_dir
+    pch = os.path.join(default_cache_dir(), 'precompiled_headers')
+    os.makedirs(pch, exist_ok=True)
+    return [str(cache_dir('inductor')), default_cache_dir()]
+
 # %% ../nbs/07_reward.ipynb #e30d0a1f
 BASELINE_PROCESSES = 4
 
@@ -372,7 +380,7 @@ def _baseline_process(self: Evaluator, req: dict) -> TimedProcess:
 def _start_baseline(self: Evaluator, req: dict) -> TimedProcess:
     "Fork the reference's timed process for `req` and wait until its compiled form is ready."
     job = {k: req[k] for k in ('task', 'preset', 'device', 'init_seed', 'allow_tf32')} | {'threads': self.threads, 'pool_bytes': req['timing']['pool_bytes']}
-    sess = self.sandbox.start('cuda_agent_wb.reward:baseline_main', job, {'writable': [*self.sandbox.writable, str(cache_dir('inductor'))]})
+    sess = self.sandbox.start('cuda_agent_wb.reward:baseline_main', job, {'writable': [*self.sandbox.writable, *compile_dirs()]})
     sess.set_limit(900, "the reference's compile limit (900 s)")
     try: msg = sess.recv('compiling the reference')
     except ChildDied as e: sess.close(); raise TaskError(f"the reference's timed process: {e}") from None
