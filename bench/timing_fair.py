@@ -20,9 +20,12 @@ sys.path.insert(0, str(ROOT))
 
 def env_record() -> dict:
     import torch
-    smi = lambda q: subprocess.run(['nvidia-smi', f'--query-gpu={q}', '--format=csv,noheader'], capture_output=True, text=True).stdout.strip().splitlines()
+    def smi(q):
+        try: return subprocess.run(['nvidia-smi', f'--query-gpu={q}', '--format=csv,noheader'], capture_output=True, text=True).stdout.strip().splitlines()
+        except OSError: return []                      # a CPU machine
     commit = os.environ.get('CAWB_COMMIT') or subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True, cwd=ROOT).stdout.strip()   # CAWB_COMMIT: a copy's own git metadata may be stale
-    return {'device': torch.cuda.get_device_name(0) if torch.cuda.is_available() else platform.processor(), 'driver': (smi('driver_version') or [None])[0],
+    from cuda_agent_wb.profile import device_name
+    return {'device': device_name('cuda' if torch.cuda.is_available() else 'cpu'), 'driver': (smi('driver_version') or [None])[0],
             'torch': torch.__version__, 'cuda': torch.version.cuda, 'python': platform.python_version(), 'commit': commit,
             'date': time.strftime('%Y-%m-%d %H:%M:%S'), 'command': ' '.join([Path(sys.executable).name, *sys.argv])}
 
