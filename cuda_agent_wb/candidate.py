@@ -6,7 +6,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/candidate.html.md"""
 
 # %% ../nbs/06a_candidate.ipynb #c0a1d2e5
 from __future__ import annotations
-import ctypes, linecache, os, statistics, sys, threading, time, types
+import ctypes, linecache, os, statistics, struct, sys, threading, time, types
 import torch
 from .config import cache_dir
 from .tasks import Task, load_module, build_model, make_inputs, seed_torch, module_dtype
@@ -19,9 +19,9 @@ from .clock import BlockServer
 
 
 # %% auto #0
-__all__ = ['ALLOC_FN', 'DTYPES', 'DTYPE_CODE', 'POISON_BYTES', 'CTensor', 'CArgs', 'fill_ctensor', 'ExtState', 'make_caller',
-           'load_extension', 'CompileFailed', 'exec_source', 'import_candidate', 'poison_memory', 'run_forward',
-           'warm_up', 'candidate_main']
+__all__ = ['CTENSOR', 'ALLOC_FN', 'DTYPES', 'DTYPE_CODE', 'POISON_BYTES', 'CTensor', 'CArgs', 'ctensor_bytes', 'fill_ctensor',
+           'ExtState', 'make_caller', 'load_extension', 'CompileFailed', 'exec_source', 'import_candidate',
+           'poison_memory', 'run_forward', 'warm_up', 'candidate_main']
 
 # %% ../nbs/06a_candidate.ipynb #aa1db56e
 class CTensor(ctypes.Structure):
@@ -29,8 +29,9 @@ class CTensor(ctypes.Structure):
                 ('sizes', ctypes.c_int64 * 8), ('strides', ctypes.c_int64 * 8),
                 ('device_type', ctypes.c_int32), ('device_index', ctypes.c_int32)]
 
-ALLOC_FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32, ctypes.POINTER(ctypes.c_int64),
-                            ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(CTensor))
+CTENSOR = struct.Struct('<qii8q8qii')           # CTensor's bytes, packed in one call (a field at a time costs tens of µs a tensor)
+ALLOC_FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p,     # sizes and the CTensor to fill as plain
+                            ctypes.c_int32, ctypes.c_int32, ctypes.c_void_p)                      # addresses: no ctypes objects made per call
 
 # %% ../nbs/06a_candidate.ipynb #3d8638b4
 class CArgs(ctypes.Structure):
@@ -43,16 +44,18 @@ DTYPES = [torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int
 DTYPE_CODE = {d: i for i, d in enumerate(DTYPES)}
 
 # %% ../nbs/06a_candidate.ipynb #5570bff5
-def fill_ctensor(ct: CTensor, t: torch.Tensor):
-    "Describe torch tensor `t` in the C struct `ct`."
+def ctensor_bytes(t: torch.Tensor) -> bytes:
+    "The bytes of a `CTensor` describing torch tensor `t`."
     code = DTYPE_CODE.get(t.dtype)
     if code is None: raise TypeError(f"unsupported dtype {t.dtype}")
     n = t.dim()
     if n > 8: raise ValueError("tensors of more than 8 dimensions are not supported")
-    ct.ptr, ct.dtype, ct.ndim = t.data_ptr(), code, n
-    if n: ct.sizes[:n], ct.strides[:n] = t.shape, t.stride()
-    dev = t.device
-    ct.device_type, ct.device_index = (1, dev.index or 0) if dev.type == 'cuda' else (0, 0)
+    pad, dev = (0,) * (8 - n), t.device
+    return CTENSOR.pack(t.data_ptr(), code, n, *t.shape, *pad, *t.stride(), *pad, *((1, dev.index or 0) if dev.type == 'cuda' else (0, 0)))
+
+def fill_ctensor(ct: CTensor, t: torch.Tensor):
+    "Describe torch tensor `t` in the C struct `ct`."
+    ctypes.memmove(ctypes.addressof(ct), ctensor_bytes(t), CTENSOR.size)
 
 # %% ../nbs/06a_candidate.ipynb #a74bd311
 class ExtState:
@@ -72,18 +75,24 @@ class _Buffers:
         if nn > self.nn: self.nn, self.numbers, self.integers = nn, (ctypes.c_double * nn)(), (ctypes.c_int64 * nn)()
 
 # %% ../nbs/06a_candidate.ipynb #0cf05cff
+def _stream_of(device: torch.device):
+    "A function giving the current CUDA stream's handle on `device` (a C call), or None on the CPU."
+    if device.type != 'cuda': return lambda: None
+    raw, idx = getattr(torch._C, '_cuda_getCurrentRawStream', None), device.index if device.index is not None else torch.cuda.current_device()
+    return (lambda: raw(idx)) if raw else (lambda: torch.cuda.current_stream(device).cuda_stream)
+
 def make_caller(lib, index: int, name: str, device: torch.device, state: ExtState):
     "A Python function calling registered binding `index` of `lib`."
     buf, err, cur = _Buffers(), ctypes.create_string_buffer(1024), {'outs': None, 'scratch': None, 'errors': None}
     def alloc(ctx, ndim, sizes, dtype, is_output, out):
         try:
-            t = torch.empty([sizes[i] for i in range(ndim)], dtype=DTYPES[dtype], device=device)
+            t = torch.empty(struct.unpack(f'<{ndim}q', ctypes.string_at(sizes, 8 * ndim)), dtype=DTYPES[dtype], device=device)
             if state.poison: _poison_(t, state.fill)
-            fill_ctensor(out.contents, t); cur['outs' if is_output else 'scratch'].append(t); return 0
+            ctypes.memmove(out, ctensor_bytes(t), CTENSOR.size); cur['outs' if is_output else 'scratch'].append(t); return 0
         except Exception as e: cur['errors'].append(f"{type(e).__name__}: {e}"); return 1
-    alloc_fn = ALLOC_FN(alloc)
+    alloc_fn, stream = ALLOC_FN(alloc), _stream_of(device)
     args = CArgs(0, buf.tensors, 0, buf.numbers, buf.integers, None, alloc_fn, None, ctypes.cast(err, ctypes.c_char_p), 1024)
-    cuda = device.type == 'cuda'
+    args_ref = ctypes.byref(args)
     def call(*xs):
         OwnCalls.n += 1
         ts = [a for a in xs if isinstance(a, torch.Tensor)]
@@ -92,14 +101,13 @@ def make_caller(lib, index: int, name: str, device: torch.device, state: ExtStat
             buf.grow(len(ts), len(nums)); args.tensors, args.numbers, args.integers = buf.tensors, buf.numbers, buf.integers
         for i, t in enumerate(ts):
             if t.device.type != device.type: raise ValueError(f"cawb_ext.{name}: tensor argument {i} is on {t.device}, expected {device.type}")
-            fill_ctensor(buf.tensors[i], t)
+        if ts: ctypes.memmove(buf.tensors, b''.join(map(ctensor_bytes, ts)), CTENSOR.size * len(ts))
         for i, a in enumerate(nums):
             if not isinstance(a, (int, float, bool)): raise TypeError(f"cawb_ext.{name}: arguments must be tensors or numbers, got {type(a).__name__}")
             buf.numbers[i], buf.integers[i] = float(a), int(a)
-        args.n_tensors, args.n_numbers = len(ts), len(nums)
-        args.stream = torch.cuda.current_stream(device).cuda_stream if cuda else None
+        args.n_tensors, args.n_numbers, args.stream = len(ts), len(nums), stream()
         outs = cur['outs'] = []; cur['scratch'] = []; errors = cur['errors'] = []
-        if lib.cawb_call(index, ctypes.byref(args)) != 0:
+        if lib.cawb_call(index, args_ref) != 0:
             raise RuntimeError(f"cawb_ext.{name}: {err.value.decode(errors='replace')}" + (f" ({errors[0]})" if errors else ''))
         return outs[0] if len(outs) == 1 else tuple(outs)
     call.__name__ = name
