@@ -1,0 +1,63 @@
+"""The sanitizer stage on the CPU (`cuda_agent_wb.sanitize`): adversarial solutions that a plain evaluation accepts
+(tests/solutions/cpu/*, each with an ABOUT) are rejected with the named flag; valid bundled solutions, OpenMP ones
+included, are not flagged; a tool that cannot run says so in one sentence."""
+import json, time
+from pathlib import Path
+import pytest
+from conftest import ROOT, run_cawb
+from cuda_agent_wb.tasks import load_task
+from cuda_agent_wb.reward import Evaluator
+from cuda_agent_wb.build import get_backend
+from cuda_agent_wb.workdir import load_solution
+from cuda_agent_wb.sanitize import sanitize, run_tool, tool_missing
+
+SOL = ROOT / 'tests/solutions/cpu'
+TASKS = ROOT / 'data/tasks'
+ADVERSARIAL = {'relu_oob_slack': ('relu', 'memory_error'), 'relu_uninit_read': ('relu', 'uninitialized_read'),
+               'relu_signed_wrap': ('relu', 'undefined_behavior'), 'sum_reduce_racy': ('sum_reduce', 'race')}
+pytestmark = pytest.mark.skipif(tool_missing('asan') or tool_missing('tsan'), reason='g++ has no sanitizer runtimes here')
+
+
+@pytest.fixture(scope='module')
+def ev():
+    e = Evaluator('cpu')
+    yield e
+    e.close()
+
+
+@pytest.mark.parametrize('name', sorted(ADVERSARIAL))
+def test_adversarial_passes_plain_rejected_sanitized(ev, name):
+    task, flag = ADVERSARIAL[name]
+    t = load_task(TASKS / f'{task}.py')
+    plain = ev.evaluate(t, SOL / name, stages=('compile', 'verify'))
+    assert plain.correct and plain.reward >= 1, plain.to_dict()          # what a plain evaluation accepts
+    san = sanitize(t, SOL / name, 'cpu')
+    assert [f.name for f in san.flags] == [flag], san.summary()
+    assert 'kernels/' in san.flags[0].detail and '\n' not in san.flags[0].detail, san.flags[0].detail   # the tool's first report, one paragraph, a line of the source
+    assert not any(run['status'] == 'failed' for run in san.tools), san.tools
+
+
+VALID = [SOL / 'relu_valid', ROOT / 'data/trajectories/cpu/best/softmax__s0', ROOT / 'data/trajectories/cpu/best/layernorm__s0']
+
+
+@pytest.mark.parametrize('path', VALID, ids=lambda p: p.name)
+def test_valid_openmp_not_flagged(path):
+    task = TASKS / f"{path.name.split('__')[0] if '__' in path.name else 'relu'}.py"
+    san = sanitize(load_task(task), path, 'cpu')
+    assert san.clean, san.summary()
+    assert '#pragma omp' in ''.join(load_solution(path).files.values())       # OpenMP solutions, built with OpenMP under AddressSanitizer
+    asan = next(r for r in san.tools if r['tool'] == 'asan')
+    assert asan['status'] == 'clean' and asan['calls']['max_abs_diff'][0] < 1e-3, asan
+
+
+def test_missing_tool_is_one_sentence():
+    r = run_tool(load_task(TASKS / 'relu.py'), load_solution(SOL / 'relu_valid'), get_backend('cuda'), 'memcheck')
+    if r['status'] != 'unavailable': pytest.skip('compute-sanitizer is installed here')
+    assert r['error'].startswith('memcheck: compute-sanitizer was not found') and r['error'].count('. ') == 0, r
+
+
+def test_cli_evaluate_sanitize():
+    r = run_cawb('evaluate', TASKS / 'relu.py', SOL / 'relu_oob_slack', '--backend', 'cpu', '--stages', 'compile,verify', '--sanitize', '--json')
+    d = json.loads(r.stdout.strip().splitlines()[-1])
+    assert r.returncode == 0 and 'memory_error' in d['flags'] and d['reward'] == -1 and not d['correct'], r.stdout + r.stderr
+    assert d['breakdown']['sanitize']['tools'][0]['status'] == 'flagged' and d['breakdown']['sanitize_s'] > 0
