@@ -1,0 +1,129 @@
+"""The sanitizer stage on a GPU (issue 50): compute-sanitizer's memcheck, racecheck and initcheck on the adversarial
+CUDA solutions (tests/solutions/cuda/{relu_oob_slack, relu_uninit_read, sum_reduce_racy}: each also evaluated plainly,
+compile + verify, to show what a plain evaluation accepts), on every valid bundled CUDA solution (the best CUDA
+solution of each bundled task, data/trajectories/cuda/best/, and the valid ones in tests/solutions/cuda) and, with
+--cuda-agent DIR, on the workdirs of a CUDA Agent checkout (folders holding model_new.py and binding.cpp; the task is the
+workdir's model.py). Writes one JSON: each case's flags, each tool's status, reports, racecheck warnings (intra-warp
+hazards, counted, not flagged), reports outside the candidate's code, the seconds per tool and per candidate; the
+summary says whether every adversarial case was flagged and no valid one was.
+
+    source bench/device_setup.sh; python3 bench/sanitize_gpu.py --out $OUT/sanitize_gpu.json       # on a GPU machine
+    python3 bench/sanitize_gpu.py --out /tmp/s.json --limit 1      # without a GPU: says in one sentence why it cannot run
+"""
+import argparse, json, os, platform, statistics, subprocess, sys, time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+# solution folder -> (task file, the flag the sanitizer stage must raise)
+ADVERSARIAL = {'tests/solutions/cuda/relu_oob_slack': ('data/tasks/relu.py', 'memory_error'),
+               'tests/solutions/cuda/relu_uninit_read': ('data/tasks/relu.py', 'uninitialized_read'),
+               'tests/solutions/cuda/sum_reduce_racy': ('data/tasks/sum_reduce.py', 'race')}
+VALID_TESTS = {'tests/solutions/cuda/relu_valid': 'data/tasks/relu.py', 'tests/solutions/cuda/relu_bf16_valid': 'data/tasks_bf16/relu_bf16.py',
+               'tests/solutions/cuda/rmsnorm_silu_mul_valid': 'data/tasks/rmsnorm_silu_mul.py',
+               'tests/solutions/cuda/linear_relu_cublas': 'data/tasks/linear_relu.py'}
+
+
+def cases(cuda_agent: str|None, limit: int|None) -> tuple[list[dict], list[str]]:
+    "Every (solution, task, expected flag, kind) to run, and notes on what was not found."
+    out, notes = [], []
+    for sol, (task, flag) in ADVERSARIAL.items(): out.append(dict(solution=sol, task=task, expect=flag, kind='adversarial'))
+    for sol in sorted((ROOT/'data/trajectories/cuda/best').iterdir()):
+        out.append(dict(solution=str(sol.relative_to(ROOT)), task=f"data/tasks/{sol.name.split('__')[0]}.py", expect=None, kind='valid_bundled'))
+    for sol, task in VALID_TESTS.items(): out.append(dict(solution=sol, task=task, expect=None, kind='valid_tests'))
+    if cuda_agent:
+        found = sorted(p.parent for p in Path(cuda_agent).rglob('binding.cpp') if (p.parent/'model_new.py').is_file() and (p.parent/'model.py').is_file())
+        if not found: notes.append(f"--cuda-agent {cuda_agent}: no workdir (model.py, model_new.py, binding.cpp) found there")
+        out += [dict(solution=str(p), task=str(p/'model.py'), expect=None, kind='valid_cuda_agent') for p in found]
+    else: notes.append("no CUDA Agent checkout given (--cuda-agent DIR): its workdirs were not run")
+    return (out[:limit] if limit else out), notes
+
+
+def versions() -> dict:
+    "Device, driver, torch, CUDA and compute-sanitizer versions."
+    import torch
+    from cuda_agent_wb.sanitize import compute_sanitizer
+    def first(cmd):
+        try: return subprocess.run(cmd, capture_output=True, text=True, timeout=60).stdout.strip().splitlines()
+        except (OSError, subprocess.TimeoutExpired): return []
+    cs = compute_sanitizer()
+    return dict(device=torch.cuda.get_device_name(0) if torch.cuda.is_available() else None, torch=torch.__version__, cuda=torch.version.cuda,
+                driver=(first(['nvidia-smi', '--query-gpu=driver_version', '--format=csv,noheader']) or [None])[0],
+                compute_sanitizer=' '.join(first([cs, '--version'])[-2:]) if cs else None, python=platform.python_version(),
+                commit=(first(['git', '-C', str(ROOT), 'rev-parse', 'HEAD']) or [None])[0])
+
+
+def plain(ev, task, sol) -> dict:
+    "A plain evaluation (compile + verify) of one solution: what the evaluator accepts without the stage."
+    r = ev.evaluate(task, sol, stages=('compile', 'verify'))
+    return dict(correct=r.correct, reward=r.reward, flags=r.flags, error=(r.error or '')[:300] or None)
+
+
+def run_case(c: dict, preset: str, calls: int) -> dict:
+    "The sanitizer stage on one case."
+    from cuda_agent_wb.tasks import load_task
+    from cuda_agent_wb.sanitize import sanitize
+    t0 = time.perf_counter()
+    try: san = sanitize(load_task(ROOT/c['task']), ROOT/c['solution'], 'cuda', preset=preset, calls=calls).to_dict()
+    except Exception as e: san = dict(error=f"{type(e).__name__}: {e}", flag_names=[], tools=[])
+    names = san.get('flag_names', [])
+    ok = (names == [c['expect']]) if c['expect'] else (not names and not san.get('error'))
+    return {**c, 'sanitize': san, 'flagged': names, 'ok': ok, 'wall_s': round(time.perf_counter() - t0, 1)}
+
+
+def summary(rows: list[dict]) -> dict:
+    "Pass counts and the cost per candidate (wall seconds of the stage, each tool's seconds)."
+    adv = [r for r in rows if r['kind'] == 'adversarial']
+    valid = [r for r in rows if r['kind'] != 'adversarial']
+    per_tool = {}
+    for r in rows:
+        for t in r['sanitize'].get('tools', []): per_tool.setdefault(t['tool'], []).append(t['seconds'])
+    walls = [r['sanitize'].get('seconds') for r in rows if r['sanitize'].get('seconds') is not None]
+    return dict(adversarial_flagged=f"{sum(r['ok'] for r in adv)}/{len(adv)}", valid_not_flagged=f"{sum(r['ok'] for r in valid)}/{len(valid)}",
+                valid_flagged=[dict(solution=r['solution'], flags=r['flagged'], error=r['sanitize'].get('error')) for r in valid if not r['ok']],
+                adversarial_missed=[dict(solution=r['solution'], expect=r['expect'], flags=r['flagged']) for r in adv if not r['ok']],
+                racecheck_warnings={r['solution']: t.get('warnings') for r in rows for t in r['sanitize'].get('tools', []) if t['tool'] == 'racecheck' and t.get('warnings')},
+                reports_outside_candidate={r['solution']: {t['tool']: t.get('other_reports') for t in r['sanitize'].get('tools', []) if t.get('other_reports')} for r in rows if any(t.get('other_reports') for t in r['sanitize'].get('tools', []))},
+                tools_not_clean=[dict(solution=r['solution'], tool=t['tool'], status=t['status'], error=t.get('error')) for r in rows for t in r['sanitize'].get('tools', []) if t['status'] not in ('clean', 'flagged')],
+                cost_per_candidate_s=dict(median=statistics.median(walls), mean=round(statistics.mean(walls), 1), max=max(walls)) if walls else None,
+                tool_seconds={k: dict(median=statistics.median(v), max=max(v)) for k, v in per_tool.items()},
+                target_met=all(r['ok'] for r in rows))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--out', required=True, help='the JSON to write')
+    ap.add_argument('--preset', default='cpu', help='task size preset the calls run at (default cpu: the tools slow kernels 10-100x)')
+    ap.add_argument('--calls', type=int, default=2, help='forward calls per tool')
+    ap.add_argument('--jobs', type=int, default=4, help='solutions sanitized at once (each runs its three tools side by side)')
+    ap.add_argument('--cuda-agent', default=None, help="a CUDA Agent checkout: its workdirs are sanitized too")
+    ap.add_argument('--limit', type=int, default=None, help='only the first N cases (a quick check)')
+    ap.add_argument('--no-plain', action='store_true', help='skip the plain evaluations of the adversarial cases')
+    a = ap.parse_args()
+    from cuda_agent_wb.sanitize import tool_missing
+    import torch
+    out = Path(a.out); out.parent.mkdir(parents=True, exist_ok=True)
+    why = None if torch.cuda.is_available() else "no CUDA GPU is visible to torch, so the GPU sanitizer stage cannot run here"
+    why = why or tool_missing('memcheck')
+    head = dict(command=' '.join([os.path.basename(sys.executable), *sys.argv]), started=time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()), **versions())
+    if why:
+        out.write_text(json.dumps({**head, 'error': why}, indent=1)); print(f"sanitize_gpu: {why}", file=sys.stderr); sys.exit(2)
+    todo, notes = cases(a.cuda_agent, a.limit)
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(a.jobs) as ex: rows = list(ex.map(lambda c: run_case(c, a.preset, a.calls), todo))
+    stage_s = round(time.perf_counter() - t0, 1)
+    if not a.no_plain:
+        from cuda_agent_wb.reward import Evaluator
+        from cuda_agent_wb.tasks import load_task
+        with Evaluator('cuda') as ev:
+            for r in rows:
+                if r['kind'] == 'adversarial': r['plain'] = plain(ev, load_task(ROOT/r['task']), ROOT/r['solution'])
+    res = {**head, 'preset': a.preset, 'calls': a.calls, 'jobs': a.jobs, 'notes': notes, 'stage_wall_s': stage_s, 'summary': summary(rows), 'cases': rows}
+    out.write_text(json.dumps(res, indent=1, default=str))
+    print(json.dumps(res['summary'], indent=1, default=str))
+
+
+if __name__ == '__main__':
+    main()
