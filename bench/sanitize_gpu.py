@@ -9,6 +9,7 @@ summary says whether every adversarial case was flagged and no valid one was.
 
     source bench/device_setup.sh; python3 bench/sanitize_gpu.py --out $OUT/sanitize_gpu.json       # on a GPU machine
     python3 bench/sanitize_gpu.py --out /tmp/s.json --limit 1      # without a GPU: says in one sentence why it cannot run
+    python3 bench/sanitize_gpu.py --backend cpu --out bench/results/sanitize_cpu.json   # the CPU stage on the CPU counterparts
 """
 import argparse, json, os, platform, statistics, subprocess, sys, time
 from concurrent.futures import ThreadPoolExecutor
@@ -21,18 +22,25 @@ sys.path.insert(0, str(ROOT))
 ADVERSARIAL = {'tests/solutions/cuda/relu_oob_slack': ('data/tasks/relu.py', 'memory_error'),
                'tests/solutions/cuda/relu_uninit_read': ('data/tasks/relu.py', 'uninitialized_read'),
                'tests/solutions/cuda/sum_reduce_racy': ('data/tasks/sum_reduce.py', 'race')}
+CPU_ADVERSARIAL = {'tests/solutions/cpu/relu_oob_slack': ('data/tasks/relu.py', 'memory_error'),
+                   'tests/solutions/cpu/relu_uninit_read': ('data/tasks/relu.py', 'uninitialized_read'),
+                   'tests/solutions/cpu/relu_signed_wrap': ('data/tasks/relu.py', 'undefined_behavior'),
+                   'tests/solutions/cpu/sum_reduce_racy': ('data/tasks/sum_reduce.py', 'race')}
+CPU_VALID_TESTS = {'tests/solutions/cpu/relu_valid': 'data/tasks/relu.py', 'tests/solutions/cpu/relu_bf16_valid': 'data/tasks_bf16/relu_bf16.py',
+                   'tests/solutions/cpu/linear_relu_valid': 'data/tasks/linear_relu.py', 'tests/solutions/cpu/relu_cuda_agent_layout': 'data/tasks/relu.py'}
 VALID_TESTS = {'tests/solutions/cuda/relu_valid': 'data/tasks/relu.py', 'tests/solutions/cuda/relu_bf16_valid': 'data/tasks_bf16/relu_bf16.py',
                'tests/solutions/cuda/rmsnorm_silu_mul_valid': 'data/tasks/rmsnorm_silu_mul.py',
                'tests/solutions/cuda/linear_relu_cublas': 'data/tasks/linear_relu.py'}
 
 
-def cases(cuda_agent: str|None, limit: int|None) -> tuple[list[dict], list[str]]:
+def cases(cuda_agent: str|None, limit: int|None, backend: str = 'cuda') -> tuple[list[dict], list[str]]:
     "Every (solution, task, expected flag, kind) to run, and notes on what was not found."
     out, notes = [], []
-    for sol, (task, flag) in ADVERSARIAL.items(): out.append(dict(solution=sol, task=task, expect=flag, kind='adversarial'))
-    for sol in sorted((ROOT/'data/trajectories/cuda/best').iterdir()):
+    adv, valid = (ADVERSARIAL, VALID_TESTS) if backend == 'cuda' else (CPU_ADVERSARIAL, CPU_VALID_TESTS)
+    for sol, (task, flag) in adv.items(): out.append(dict(solution=sol, task=task, expect=flag, kind='adversarial'))
+    for sol in sorted((ROOT/f'data/trajectories/{backend}/best').iterdir()):
         out.append(dict(solution=str(sol.relative_to(ROOT)), task=f"data/tasks/{sol.name.split('__')[0]}.py", expect=None, kind='valid_bundled'))
-    for sol, task in VALID_TESTS.items(): out.append(dict(solution=sol, task=task, expect=None, kind='valid_tests'))
+    for sol, task in valid.items(): out.append(dict(solution=sol, task=task, expect=None, kind='valid_tests'))
     if cuda_agent:
         found = sorted(p.parent for p in Path(cuda_agent).rglob('binding.cpp') if (p.parent/'model_new.py').is_file() and (p.parent/'model.py').is_file())
         if not found: notes.append(f"--cuda-agent {cuda_agent}: no workdir (model.py, model_new.py, binding.cpp) found there")
@@ -61,12 +69,12 @@ def plain(ev, task, sol) -> dict:
     return dict(correct=r.correct, reward=r.reward, flags=r.flags, error=(r.error or '')[:300] or None)
 
 
-def run_case(c: dict, preset: str, calls: int) -> dict:
+def run_case(c: dict, preset: str, calls: int, backend: str = 'cuda') -> dict:
     "The sanitizer stage on one case."
     from cuda_agent_wb.tasks import load_task
     from cuda_agent_wb.sanitize import sanitize
     t0 = time.perf_counter()
-    try: san = sanitize(load_task(ROOT/c['task']), ROOT/c['solution'], 'cuda', preset=preset, calls=calls).to_dict()
+    try: san = sanitize(load_task(ROOT/c['task']), ROOT/c['solution'], backend, preset=preset, calls=calls).to_dict()
     except Exception as e: san = dict(error=f"{type(e).__name__}: {e}", flag_names=[], tools=[])
     names = san.get('flag_names', [])
     ok = (names == [c['expect']]) if c['expect'] else (not names and not san.get('error'))
@@ -101,26 +109,29 @@ def main():
     ap.add_argument('--cuda-agent', default=None, help="a CUDA Agent checkout: its workdirs are sanitized too")
     ap.add_argument('--limit', type=int, default=None, help='only the first N cases (a quick check)')
     ap.add_argument('--no-plain', action='store_true', help='skip the plain evaluations of the adversarial cases')
+    ap.add_argument('--backend', default='cuda', choices=('cuda', 'cpu'), help='cuda (compute-sanitizer) or cpu (the CPU counterparts: ASan+UBSan, TSan)')
     a = ap.parse_args()
     from cuda_agent_wb.sanitize import tool_missing
     import torch
     out = Path(a.out); out.parent.mkdir(parents=True, exist_ok=True)
-    why = None if torch.cuda.is_available() else "no CUDA GPU is visible to torch, so the GPU sanitizer stage cannot run here"
-    why = why or tool_missing('memcheck')
+    if a.backend == 'cuda':
+        why = None if torch.cuda.is_available() else "no CUDA GPU is visible to torch, so the GPU sanitizer stage cannot run here"
+        why = why or tool_missing('memcheck')
+    else: why = tool_missing('asan') or tool_missing('tsan')
     head = dict(command=' '.join([os.path.basename(sys.executable), *sys.argv]), started=time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()), **versions())
     if why:
         out.write_text(json.dumps({**head, 'error': why}, indent=1)); print(f"sanitize_gpu: {why}", file=sys.stderr); sys.exit(2)
-    todo, notes = cases(a.cuda_agent, a.limit)
+    todo, notes = cases(a.cuda_agent, a.limit, a.backend)
     t0 = time.perf_counter()
-    with ThreadPoolExecutor(a.jobs) as ex: rows = list(ex.map(lambda c: run_case(c, a.preset, a.calls), todo))
+    with ThreadPoolExecutor(a.jobs) as ex: rows = list(ex.map(lambda c: run_case(c, a.preset, a.calls, a.backend), todo))
     stage_s = round(time.perf_counter() - t0, 1)
     if not a.no_plain:
         from cuda_agent_wb.reward import Evaluator
         from cuda_agent_wb.tasks import load_task
-        with Evaluator('cuda') as ev:
+        with Evaluator(a.backend) as ev:
             for r in rows:
                 if r['kind'] == 'adversarial': r['plain'] = plain(ev, load_task(ROOT/r['task']), ROOT/r['solution'])
-    res = {**head, 'preset': a.preset, 'calls': a.calls, 'jobs': a.jobs, 'notes': notes, 'stage_wall_s': stage_s, 'summary': summary(rows), 'cases': rows}
+    res = {**head, 'backend': a.backend, 'cpu_cores': os.cpu_count(), 'preset': a.preset, 'calls': a.calls, 'jobs': a.jobs, 'notes': notes, 'stage_wall_s': stage_s, 'summary': summary(rows), 'cases': rows}
     out.write_text(json.dumps(res, indent=1, default=str))
     print(json.dumps(res['summary'], indent=1, default=str))
 
