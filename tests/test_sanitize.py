@@ -37,7 +37,7 @@ def test_adversarial_passes_plain_rejected_sanitized(ev, name):
     assert not any(run['status'] == 'failed' for run in san.tools), san.tools
 
 
-VALID = [SOL / 'relu_valid', ROOT / 'data/trajectories/cpu/best/softmax__s0', ROOT / 'data/trajectories/cpu/best/layernorm__s0']
+VALID = [SOL / 'relu_valid', ROOT / 'data/trajectories/cpu/best/softmax__s0']     # every bundled one: bench/results/sanitize_cpu.json
 
 
 @pytest.mark.parametrize('path', VALID, ids=lambda p: p.name)
@@ -57,7 +57,22 @@ def test_missing_tool_is_one_sentence():
 
 
 def test_cli_evaluate_sanitize():
-    r = run_cawb('evaluate', TASKS / 'relu.py', SOL / 'relu_oob_slack', '--backend', 'cpu', '--stages', 'compile,verify', '--sanitize', '--json')
+    "`cawb evaluate --sanitize`: the stage's flag joins the result (compile only here: the plain verdict is the test above's)."
+    r = run_cawb('evaluate', TASKS / 'relu.py', SOL / 'relu_signed_wrap', '--backend', 'cpu', '--stages', 'compile', '--sanitize', '--json')
     d = json.loads(r.stdout.strip().splitlines()[-1])
-    assert r.returncode == 0 and 'memory_error' in d['flags'] and d['reward'] == -1 and not d['correct'], r.stdout + r.stderr
+    assert r.returncode == 0 and d['flags'] == ['undefined_behavior'] and 'signed integer overflow' in d['flag_details']['undefined_behavior'], r.stdout + r.stderr
     assert d['breakdown']['sanitize']['tools'][0]['status'] == 'flagged' and d['breakdown']['sanitize_s'] > 0
+
+
+def test_eval_episode_final_solution_sanitized(ev, tmp_path):
+    "An eval-mode episode that ends with relu_oob_slack: the plain evaluation passes it, the finish step fails it (memory_error)."
+    from cuda_agent_wb.agent import KernelEnv
+    env = KernelEnv(load_task(TASKS / 'relu.py'), ev, backend='cpu', workdir=tmp_path / 'w', mode='eval')
+    env.reset()
+    src = SOL / 'relu_oob_slack'
+    for p in sorted(src.rglob('*')):
+        if p.is_file() and p.name != 'ABOUT': assert env.step({'tool': 'write_file', 'args': {'path': str(p.relative_to(src)), 'content': p.read_text()}}).info['ok']
+    assert env.step({'tool': 'verify', 'args': {}}).reward >= 1                   # a plain verify accepts it
+    out = env.step({'tool': 'finish', 'args': {'summary': 'relu'}})
+    assert out.reward == -1 and 'memory_error' in out.info['result']['flags'], out.observation
+    assert out.info['result']['breakdown']['sanitize']['tools'][0]['status'] == 'flagged' and 'sanitizers (cpu' in out.observation
