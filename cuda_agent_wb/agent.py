@@ -586,7 +586,7 @@ KernelEnv._profile_tool, KernelEnv._finish_tool = _profile_tool, _finish_tool
 def _ncu(self: KernelEnv, text: str, d: dict):
     "Add Nsight Compute's per-kernel metrics of the workdir's solution to a profile's text and result."
     from cuda_agent_wb.ncu import ncu_metrics, format_ncu
-    m = ncu_metrics(self.task, self.workdir, self.backend)
+    m = ncu_metrics(self.task, self.workdir, self.backend, preset=_preset(self))
     return f"{text}\n\n{format_ncu(m)}", {**d, 'ncu': m}
 
 def _sanitize_final(self: KernelEnv, text: str, d: dict, reward):
