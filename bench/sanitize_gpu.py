@@ -1,5 +1,5 @@
 """The sanitizer stage on a GPU (issue 50): compute-sanitizer's memcheck, racecheck and initcheck on the adversarial
-CUDA solutions (tests/solutions/cuda/{relu_oob_slack, relu_uninit_read, sum_reduce_racy}: each also evaluated plainly,
+CUDA solutions (tests/solutions/cuda/{crpss_oob_slack, relu_uninit_read, sum_reduce_racy}: each also evaluated plainly,
 compile + verify, to show what a plain evaluation accepts), on every valid bundled CUDA solution (the best CUDA
 solution of each bundled task, data/trajectories/cuda/best/, and the valid ones in tests/solutions/cuda) and, with
 --cuda-agent DIR, on the workdirs of a CUDA Agent checkout (folders holding model_new.py and binding.cpp; the task is the
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 # solution folder -> (task file, the flag the sanitizer stage must raise)
-ADVERSARIAL = {'tests/solutions/cuda/relu_oob_slack': ('data/tasks/relu.py', 'memory_error'),
+ADVERSARIAL = {'tests/solutions/cuda/crpss_oob_slack': ('data/tasks/conv_relu_pool_sigmoid_sum.py', 'memory_error'),
                'tests/solutions/cuda/relu_uninit_read': ('data/tasks/relu.py', 'uninitialized_read'),
                'tests/solutions/cuda/sum_reduce_racy': ('data/tasks/sum_reduce.py', 'race')}
 CPU_ADVERSARIAL = {'tests/solutions/cpu/relu_oob_slack': ('data/tasks/relu.py', 'memory_error'),
