@@ -34,12 +34,17 @@ KEEP = ('name', 'launches', 'duration_us', 'dram_pct_measured', 'flops_pct_measu
         'spill_bytes', 'block', 'grid', 'flops', 'dram_bytes', 'intensity', 'flops_s', 'bytes_s', 'attainable_flops_s', 'pct_of_attainable', 'bound', 'tensor_inst')
 
 
+DEADLINE = [float('inf')]        # perf_counter time after which no solution starts (--budget-s)
+
+
 def one(sol: Path, peaks: dict, preset: str) -> dict:
     "ncu on one solution: its kernels' metrics, or the error sentence."
     from cuda_agent_wb.tasks import load_task
     from cuda_agent_wb.ncu import ncu_metrics
     task = sol.name.split('__')[0]
-    m = ncu_metrics(load_task(ROOT/f'data/tasks/{task}.py'), sol, 'cuda', preset=preset, peaks=peaks)
+    if time.perf_counter() > DEADLINE[0]: return dict(task=task, solution=str(sol.relative_to(ROOT)), seconds=0.0, error='skipped: past --budget-s', kernels=[])
+    try: m = ncu_metrics(load_task(ROOT/f'data/tasks/{task}.py'), sol, 'cuda', preset=preset, peaks=peaks)
+    except Exception as e: m = dict(seconds=None, error=f"{type(e).__name__}: {e}", kernels=[])
     return dict(task=task, solution=str(sol.relative_to(ROOT)), seconds=m['seconds'], error=m['error'], kernels=m['kernels'])
 
 
@@ -62,6 +67,7 @@ def main():
     ap.add_argument('--out', required=True, help='the JSON to write (the roofline HTML and trajectories go beside it)')
     ap.add_argument('--preset', default='gpu', help='task size preset (default gpu)')
     ap.add_argument('--jobs', type=int, default=2, help='solutions at once (ncu itself profiles one kernel at a time)')
+    ap.add_argument('--budget-s', type=float, default=480, help='no solution starts after this many seconds (the JSON is written before a hard limit)')
     ap.add_argument('--tasks', default=None, help='comma-separated task names (default: every bundled task)')
     a = ap.parse_args()
     import torch
@@ -72,10 +78,12 @@ def main():
     why = why or ncu_missing('cuda')
     if why:
         out.write_text(json.dumps({**header, 'error': why}, indent=1)); print(f"ncu_gpu: {why}", file=sys.stderr); sys.exit(2)
-    peaks = measure_peaks(fresh=True)
+    try: peaks = measure_peaks(fresh=True)
+    except RuntimeError as e:
+        out.write_text(json.dumps({**header, 'error': str(e)}, indent=1)); print(f"ncu_gpu: {e}", file=sys.stderr); sys.exit(2)
     sols = sorted((ROOT/'data/trajectories/cuda/best').iterdir())
     if a.tasks: sols = [s for s in sols if s.name.split('__')[0] in a.tasks.split(',')]
-    t0 = time.perf_counter()
+    t0 = time.perf_counter(); DEADLINE[0] = t0 + a.budget_s
     with ThreadPoolExecutor(a.jobs) as ex: rows = list(ex.map(lambda s: one(s, peaks, a.preset), sols))
     write_views(rows, peaks, out, header)
     for r in rows: r['kernels'] = [{f: k.get(f) for f in KEEP} for k in r['kernels']]

@@ -69,20 +69,27 @@ def plain(ev, task, sol) -> dict:
     return dict(correct=r.correct, reward=r.reward, flags=r.flags, error=(r.error or '')[:300] or None)
 
 
+DEADLINE = [float('inf')]        # perf_counter time after which no case starts (--budget-s): the JSON is written before a hard limit
+
+
 def run_case(c: dict, preset: str, calls: int, backend: str = 'cuda') -> dict:
-    "The sanitizer stage on one case."
+    "The sanitizer stage on one case (not started past the deadline: `skipped`)."
     from cuda_agent_wb.tasks import load_task
     from cuda_agent_wb.sanitize import sanitize
     t0 = time.perf_counter()
+    if t0 > DEADLINE[0]: return {**c, 'sanitize': {'flag_names': [], 'tools': []}, 'flagged': [], 'ok': None, 'skipped': 'past --budget-s', 'wall_s': 0.0}
     try: san = sanitize(load_task(ROOT/c['task']), ROOT/c['solution'], backend, preset=preset, calls=calls).to_dict()
     except Exception as e: san = dict(error=f"{type(e).__name__}: {e}", flag_names=[], tools=[])
     names = san.get('flag_names', [])
-    ok = (names == [c['expect']]) if c['expect'] else (not names and not san.get('error'))
+    ran = not san.get('error') and all(t['status'] in ('clean', 'flagged', 'skipped') for t in san.get('tools', []))
+    ok = (names == [c['expect']]) if c['expect'] else (not names and ran)      # a valid case counts only when every tool ran
     return {**c, 'sanitize': san, 'flagged': names, 'ok': ok, 'wall_s': round(time.perf_counter() - t0, 1)}
 
 
 def summary(rows: list[dict]) -> dict:
     "Pass counts and the cost per candidate (wall seconds of the stage, each tool's seconds)."
+    skipped = [r['solution'] for r in rows if r.get('skipped')]
+    rows = [r for r in rows if not r.get('skipped')]
     adv = [r for r in rows if r['kind'] == 'adversarial']
     valid = [r for r in rows if r['kind'] != 'adversarial']
     per_tool = {}
@@ -94,10 +101,11 @@ def summary(rows: list[dict]) -> dict:
                 adversarial_missed=[dict(solution=r['solution'], expect=r['expect'], flags=r['flagged']) for r in adv if not r['ok']],
                 racecheck_warnings={r['solution']: t.get('warnings') for r in rows for t in r['sanitize'].get('tools', []) if t['tool'] == 'racecheck' and t.get('warnings')},
                 reports_outside_candidate={r['solution']: {t['tool']: t.get('other_reports') for t in r['sanitize'].get('tools', []) if t.get('other_reports')} for r in rows if any(t.get('other_reports') for t in r['sanitize'].get('tools', []))},
-                tools_not_clean=[dict(solution=r['solution'], tool=t['tool'], status=t['status'], error=t.get('error')) for r in rows for t in r['sanitize'].get('tools', []) if t['status'] not in ('clean', 'flagged')],
+                tools_not_clean=[dict(solution=r['solution'], tool=t['tool'], status=t['status'], error=t.get('error')) for r in rows for t in r['sanitize'].get('tools', []) if t['status'] not in ('clean', 'flagged', 'skipped')],
+                tools_skipped={t['tool']: sum(t2['status'] == 'skipped' for r in rows for t2 in r['sanitize'].get('tools', []) if t2['tool'] == t['tool']) for r in rows for t in r['sanitize'].get('tools', [])},
                 cost_per_candidate_s=dict(median=statistics.median(walls), mean=round(statistics.mean(walls), 1), max=max(walls)) if walls else None,
                 tool_seconds={k: dict(median=statistics.median(v), max=max(v)) for k, v in per_tool.items()},
-                target_met=all(r['ok'] for r in rows))
+                skipped_past_budget=skipped, target_met=all(r['ok'] for r in rows) and not skipped)
 
 
 def main():
@@ -105,7 +113,8 @@ def main():
     ap.add_argument('--out', required=True, help='the JSON to write')
     ap.add_argument('--preset', default='cpu', help='task size preset the calls run at (default cpu: the tools slow kernels 10-100x)')
     ap.add_argument('--calls', type=int, default=2, help='forward calls per tool')
-    ap.add_argument('--jobs', type=int, default=4, help='solutions sanitized at once (each runs its three tools side by side)')
+    ap.add_argument('--jobs', type=int, default=6, help='solutions sanitized at once (each runs its three tools side by side)')
+    ap.add_argument('--budget-s', type=float, default=480, help='no case starts after this many seconds (the JSON is written before a hard limit)')
     ap.add_argument('--cuda-agent', default=None, help="a CUDA Agent checkout: its workdirs are sanitized too")
     ap.add_argument('--limit', type=int, default=None, help='only the first N cases (a quick check)')
     ap.add_argument('--no-plain', action='store_true', help='skip the plain evaluations of the adversarial cases')
@@ -122,7 +131,7 @@ def main():
     if why:
         out.write_text(json.dumps({**head, 'error': why}, indent=1)); print(f"sanitize_gpu: {why}", file=sys.stderr); sys.exit(2)
     todo, notes = cases(a.cuda_agent, a.limit, a.backend)
-    t0 = time.perf_counter()
+    t0 = time.perf_counter(); DEADLINE[0] = t0 + a.budget_s
     with ThreadPoolExecutor(a.jobs) as ex: rows = list(ex.map(lambda c: run_case(c, a.preset, a.calls, a.backend), todo))
     stage_s = round(time.perf_counter() - t0, 1)
     if not a.no_plain:
@@ -130,7 +139,9 @@ def main():
         from cuda_agent_wb.tasks import load_task
         with Evaluator(a.backend) as ev:
             for r in rows:
-                if r['kind'] == 'adversarial': r['plain'] = plain(ev, load_task(ROOT/r['task']), ROOT/r['solution'])
+                if r['kind'] == 'adversarial' and time.perf_counter() < DEADLINE[0] + 60:
+                    try: r['plain'] = plain(ev, load_task(ROOT/r['task']), ROOT/r['solution'])
+                    except Exception as e: r['plain'] = {'error': f"{type(e).__name__}: {e}"}
     res = {**head, 'backend': a.backend, 'cpu_cores': os.cpu_count(), 'preset': a.preset, 'calls': a.calls, 'jobs': a.jobs, 'notes': notes, 'stage_wall_s': stage_s, 'summary': summary(rows), 'cases': rows}
     out.write_text(json.dumps(res, indent=1, default=str))
     print(json.dumps(res['summary'], indent=1, default=str))
