@@ -76,3 +76,13 @@ def test_eval_episode_final_solution_sanitized(ev, tmp_path):
     out = env.step({'tool': 'finish', 'args': {'summary': 'relu'}})
     assert out.reward == -1 and 'memory_error' in out.info['result']['flags'], out.observation
     assert out.info['result']['breakdown']['sanitize']['tools'][0]['status'] == 'flagged' and 'sanitizers (cpu' in out.observation
+
+
+@pytest.mark.parametrize('script', ['sanitize_gpu.py', 'ncu_gpu.py'])
+def test_gpu_scripts_say_why_they_cannot_run(script, tmp_path):
+    "Without a GPU (or its tool) each GPU script exits 2 with one sentence, also written into its JSON."
+    import subprocess, sys, torch
+    if torch.cuda.is_available(): pytest.skip('a GPU is visible here')
+    r = subprocess.run([sys.executable, str(ROOT / 'bench' / script), '--out', str(tmp_path / 'r.json')], capture_output=True, text=True, timeout=300)
+    d = json.loads((tmp_path / 'r.json').read_text())
+    assert r.returncode == 2 and r.stderr.strip().count('\n') == 0 and d['error'] in r.stderr and d['commit'], r.stderr
