@@ -13,8 +13,8 @@ from cuda_agent_wb.sanitize import sanitize, run_tool, tool_missing
 
 SOL = ROOT / 'tests/solutions/cpu'
 TASKS = ROOT / 'data/tasks'
-ADVERSARIAL = {'relu_oob_slack': ('relu', 'memory_error'), 'relu_uninit_read': ('relu', 'uninitialized_read'),
-               'relu_signed_wrap': ('relu', 'undefined_behavior'), 'sum_reduce_racy': ('sum_reduce', 'race')}
+# relu_oob_slack: test_eval_episode_final_solution_sanitized; relu_signed_wrap: test_cli_evaluate_sanitize
+ADVERSARIAL = {'relu_uninit_read': ('relu', 'uninitialized_read'), 'sum_reduce_racy': ('sum_reduce', 'race')}
 pytestmark = pytest.mark.skipif(tool_missing('asan') or tool_missing('tsan'), reason='g++ has no sanitizer runtimes here')
 
 
@@ -37,7 +37,7 @@ def test_adversarial_passes_plain_rejected_sanitized(ev, name):
     assert not any(run['status'] == 'failed' for run in san.tools), san.tools
 
 
-VALID = [SOL / 'relu_valid', ROOT / 'data/trajectories/cpu/best/softmax__s0']     # every bundled one: bench/results/sanitize_cpu.json
+VALID = [ROOT / 'data/trajectories/cpu/best/softmax__s0']     # an OpenMP reduction; every bundled one: bench/results/sanitize_cpu.json
 
 
 @pytest.mark.parametrize('path', VALID, ids=lambda p: p.name)
@@ -57,11 +57,12 @@ def test_missing_tool_is_one_sentence():
 
 
 def test_cli_evaluate_sanitize():
-    "`cawb evaluate --sanitize`: the stage's flag joins the result (compile only here: the plain verdict is the test above's)."
-    r = run_cawb('evaluate', TASKS / 'relu.py', SOL / 'relu_signed_wrap', '--backend', 'cpu', '--stages', 'compile', '--sanitize', '--json')
+    "`cawb evaluate --sanitize` on relu_signed_wrap: verification raises nothing (a plain evaluation accepts it); the stage's flag joins the result."
+    r = run_cawb('evaluate', TASKS / 'relu.py', SOL / 'relu_signed_wrap', '--backend', 'cpu', '--stages', 'compile,verify', '--sanitize', '--json')
     d = json.loads(r.stdout.strip().splitlines()[-1])
-    assert r.returncode == 0 and d['flags'] == ['undefined_behavior'] and 'signed integer overflow' in d['flag_details']['undefined_behavior'], r.stdout + r.stderr
-    assert d['breakdown']['sanitize']['tools'][0]['status'] == 'flagged' and d['breakdown']['sanitize_s'] > 0
+    assert r.returncode == 0 and d['stage'] == 'verify' and d['flags'] == ['undefined_behavior'], r.stdout + r.stderr     # the only flag
+    assert 'signed integer overflow' in d['flag_details']['undefined_behavior'] and 'kernels/relu.cpp:' in d['flag_details']['undefined_behavior']
+    assert d['reward'] == -1 and d['breakdown']['sanitize']['tools'][0]['status'] == 'flagged' and d['breakdown']['sanitize_s'] > 0
 
 
 def test_eval_episode_final_solution_sanitized(ev, tmp_path):
@@ -86,3 +87,17 @@ def test_gpu_scripts_say_why_they_cannot_run(script, tmp_path):
     r = subprocess.run([sys.executable, str(ROOT / 'bench' / script), '--out', str(tmp_path / 'r.json')], capture_output=True, text=True, timeout=300)
     d = json.loads((tmp_path / 'r.json').read_text())
     assert r.returncode == 2 and r.stderr.strip().count('\n') == 0 and d['error'] in r.stderr and d['commit'], r.stderr
+
+
+GPU_ADVERSARIAL = {'crpss_oob_slack': ('conv_relu_pool_sigmoid_sum', 'memory_error'), 'relu_uninit_read': ('relu', 'uninitialized_read'),
+                   'sum_reduce_racy': ('sum_reduce', 'race')}
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize('name', sorted(GPU_ADVERSARIAL) + ['relu_valid'])
+def test_gpu_sanitizer_stage(name):
+    "On a GPU (compute-sanitizer): each adversarial CUDA solution gets its flag, a valid one none (every bundled one: bench/sanitize_gpu.py)."
+    task, flag = GPU_ADVERSARIAL.get(name, ('relu', None))
+    san = sanitize(load_task(TASKS / f'{task}.py'), ROOT / 'tests/solutions/cuda' / name, 'cuda')
+    assert [f.name for f in san.flags] == ([flag] if flag else []), san.summary()
+    assert all(t['status'] in ('clean', 'flagged') for t in san.tools), san.tools
