@@ -404,7 +404,9 @@ TOOLS = [
     _fn('compile', 'Compile the solution (kernels/ and model_new.py) and show the compiler log.'),
     _fn('verify', 'Compile and check ModelNew against Model on fresh random inputs.'),
     _fn('profile', "Compile, verify and time the solution against PyTorch eager and torch.compile; shows the "
-        "reference's per-kernel profile (also before any solution exists)."),
+        "reference's per-kernel profile (also before any solution exists).",
+        dict(ncu={**_B, 'description': "GPU only: also Nsight Compute metrics per kernel of yours (DRAM and FP32 against the "
+                  "machine's peaks, roofline position, occupancy, registers, spills); slower, since ncu replays each kernel"})),
     _fn('finish', 'End the episode; the last version is scored if it has not been profiled yet.',
         dict(summary={**_S, 'description': 'what you did, briefly'})),
 ]
@@ -486,6 +488,7 @@ class KernelEnv:
         self.bash_timeout, self.max_output, self.unsafe_bash = bash_timeout, max_output, unsafe_bash
         self.tools, self.turn, self.done, self.stop_reason = TOOLS, 0, False, None
         self.ws, self.last_full_eval, self._ref_table = None, None, None
+        self.mode = mode                              # 'eval': the solution an episode ends with goes through the sanitizer stage
 
 # %% ../nbs/08_agent.ipynb #ad1fb761
 def _preset(self: KernelEnv):
@@ -551,7 +554,7 @@ def _reference_table(self: KernelEnv) -> str:
 KernelEnv._evaluate, KernelEnv._reference_rows, KernelEnv._reference_table = _evaluate, _reference_rows, _reference_table
 
 # %% ../nbs/08_agent.ipynb #330d2642
-def _profile_tool(self: KernelEnv):
+def _profile_tool(self: KernelEnv, ncu: bool = False):
     ref = f"Reference (PyTorch eager) kernels, by total time:\n{self._reference_table()}"
     if getattr(self, '_task_error', None):      # the task itself fails: the episode ends unscored, marked invalid
         self.done, self.stop_reason = True, 'task_error'
@@ -562,6 +565,7 @@ def _profile_tool(self: KernelEnv):
     if mine:
         note = ' (CPU: only torch ops are recorded; your C++ runs between them)' if self.backend == 'cpu' else ''
         text += f"\n\nYour solution's kernels / ops, by total time{note}:\n{format_kernel_table(mine)}"
+    if ncu and d.get('correct'): text, d = self._ncu(text, d)
     return f"{text}\n\n{ref}", d, reward, files
 
 # %% ../nbs/08_agent.ipynb #73a7ad5f
@@ -569,10 +573,33 @@ def _finish_tool(self: KernelEnv, summary: str = ''):
     self.done, self.stop_reason = True, 'finish'
     files = solution_files(self.workdir)
     if 'model_new.py' not in files: return "Episode finished without a solution.", {}, None, None
-    if self.last_full_eval == solution_hash(files): return "Episode finished; the last version was already profiled.", {}, None, None
+    if self.last_full_eval == solution_hash(files):
+        if self.mode != 'eval': return "Episode finished; the last version was already profiled.", {}, None, None
+        text, d, reward = self._sanitize_final("Episode finished; the last version was already profiled.", {}, None)
+        return text, d, reward, files
     text, d, reward, files = self._evaluate('profile')
+    if self.mode == 'eval' and d.get('correct'): text, d, reward = self._sanitize_final(text, d, reward)
     return f"Episode finished. Final evaluation of the last version:\n{text}", d, reward, files
 KernelEnv._profile_tool, KernelEnv._finish_tool = _profile_tool, _finish_tool
+
+# %% ../nbs/08_agent.ipynb #d5e864a6
+def _ncu(self: KernelEnv, text: str, d: dict):
+    "Add Nsight Compute's per-kernel metrics of the workdir's solution to a profile's text and result."
+    from cuda_agent_wb.ncu import ncu_metrics, format_ncu
+    m = ncu_metrics(self.task, self.workdir, self.backend, preset=_preset(self))
+    return f"{text}\n\n{format_ncu(m)}", {**d, 'ncu': m}
+
+def _sanitize_final(self: KernelEnv, text: str, d: dict, reward):
+    "The sanitizer stage on the solution an eval-mode episode ends with; its flags fail the result."
+    from cuda_agent_wb.sanitize import sanitize
+    san = sanitize(self.task, self.workdir, self.backend)
+    d = {**d, 'breakdown': {**(d.get('breakdown') or {}), 'sanitize': san.to_dict(), 'sanitize_s': san.seconds}}
+    if san.flags:
+        d.update(correct=False, reward=-1.0, reward_continuous=-1.0, flags=[*d.get('flags', []), *(f.name for f in san.flags)],
+                 flag_details={**(d.get('flag_details') or {}), **{f.name: f.detail for f in san.flags}}, error=d.get('error') or str(san.flags[0]))
+        reward = -1.0
+    return f"{text}\n{san.summary()}", d, reward
+KernelEnv._ncu, KernelEnv._sanitize_final = _ncu, _sanitize_final
 
 # %% ../nbs/08_agent.ipynb #dc53da63
 def _bash_tool(self: KernelEnv, command: str, timeout: int|None = None):
@@ -592,7 +619,7 @@ def _dispatch(self: KernelEnv, tool: str, args: dict) -> StepOut:
     if tool == 'bash':
         text, r = self._bash_tool(**args); return StepOut(text, info=dict(ok=r['exit_code'] == 0, bash=r | {'output': None}))
     if tool == 'finish': text, d, reward, files = self._finish_tool(**args)
-    elif tool == 'profile': text, d, reward, files = self._profile_tool()
+    elif tool == 'profile': text, d, reward, files = self._profile_tool(**args)
     else: text, d, reward, files = self._evaluate(tool)
     return StepOut(text, reward=reward, info=dict(ok=True, result=d or None, solution=files))
 KernelEnv._dispatch = _dispatch

@@ -251,7 +251,8 @@ def evaluate(task: Path = typer.Argument(..., help="task file (KernelBench forma
              stages: str = typer.Option("compile,verify,profile", help="comma-separated stages to run"),
              rules: Optional[str] = typer.Option(None, help="rule set: cuda-agent (no torch compute in forward) or kernelbench (default: settings.ini [eval] rules)"),
              server: Optional[str] = SERVER_OPTION,
-             local: bool = LOCAL_OPTION):
+             local: bool = LOCAL_OPTION,
+             sanitize: Optional[bool] = typer.Option(None, "--sanitize/--no-sanitize", help="also run the sanitizer stage (compute-sanitizer; on the CPU ASan+UBSan and TSan builds), in this process (default: settings.ini [eval] sanitize)")):
     "Evaluate SOLUTION on TASK: compile, verify, profile, reward (through a running `cawb serve` when there is one)."
     import json
     from cuda_agent_wb.client import STAGES
@@ -259,7 +260,10 @@ def evaluate(task: Path = typer.Argument(..., help="task file (KernelBench forma
     if not solution.exists(): fail(f"{solution}: no such solution file or folder")
     st = tuple(x.strip() for x in stages.split(',') if x.strip())
     if not st or any(x not in STAGES for x in st): fail(f"--stages: use a comma-separated subset of {','.join(STAGES)}")
-    if (url := _service_url(backend, server, local)) is not None:
+    from cuda_agent_wb.config import get_settings
+    sanitize = get_settings().eval.sanitize if sanitize is None else sanitize
+    if sanitize and server: fail("--sanitize runs the sanitizer stage in this process: leave out --server")
+    if (url := _service_url(backend, server, local or sanitize)) is not None:
         with _remote(url, backend, bool(server)) as ev: _evaluate_remote(ev, task, solution, st, rules, strict, json_out)
         return
     from cuda_agent_wb.reward import Evaluator
@@ -267,6 +271,7 @@ def evaluate(task: Path = typer.Argument(..., help="task file (KernelBench forma
     with Evaluator(_check_backend(backend).name) as ev:
         typer.echo(f"evaluating {solution} on {t.id} ({ev.backend.name}) ...", err=True)
         res = ev.evaluate(t, solution, stages=st, rules=rule_set, strict=strict)
+        if sanitize: ev.sanitize(t, solution, result=res)
     _print_result(res.to_dict(), res.summary(), json_out)
 
 # %% ../nbs/90_cli.ipynb #50bed9b3
@@ -403,7 +408,8 @@ def evaluate_dir(tasks: Path = typer.Argument(..., help="task folder (a KernelBe
                  rules: Optional[str] = typer.Option(None, help="rule set(s), comma-separated: cuda-agent, kernelbench (default: settings.ini [eval] rules)"),
                  fresh: bool = typer.Option(False, "--fresh", help="start over instead of resuming from REPORT_DIR/reverify.jsonl"),
                  server: Optional[str] = SERVER_OPTION,
-                 local: bool = LOCAL_OPTION):
+                 local: bool = LOCAL_OPTION,
+                 sanitize: Optional[bool] = typer.Option(None, "--sanitize/--no-sanitize", help="also run the sanitizer stage on each solution, in this process; its flags fail the solution (REPORT_DIR/sanitize.jsonl; default: settings.ini [eval] sanitize)")):
     "Re-verify published solutions with every check; report which claimed speedups survive."
     import json, pandas as pd
     from cuda_agent_wb.tasks import load_tasks
@@ -420,10 +426,16 @@ def evaluate_dir(tasks: Path = typer.Argument(..., help="task folder (a KernelBe
     out = report_dir or (solutions.parent if solutions.is_file() else solutions.parent)/'reverify'
     out.mkdir(parents=True, exist_ok=True)
     if fresh: (out/'reverify.jsonl').unlink(missing_ok=True)
-    with _evaluator(backend, server, local) as ev:
+    from cuda_agent_wb.config import get_settings
+    sanitize = get_settings().eval.sanitize if sanitize is None else sanitize
+    if sanitize and server: fail("--sanitize runs the sanitizer stage in this process: leave out --server")
+    with _evaluator(backend, server, local or sanitize) as ev:
         be = ev.backend.name
         try: df = reverify(pairs, ev, claim_baseline, tolerance, rules=rule_sets, results_path=out/'reverify.jsonl')
         except ServiceError as e: fail(str(e))
+    if sanitize:
+        from cuda_agent_wb.sanitize import sanitize_rows
+        df = sanitize_rows(df, pairs, be, out/'sanitize.jsonl')
     df.to_csv(out/'reverify.csv', index=False)
     (out/'metrics.json').write_text(json.dumps(eval_results(df.assign(backend=be, device=None), solutions, errors + perr, rescored=True), indent=1))
     cols = ['task_id', 'rules', 'correct', 'flags', 'speedup_vs_eager', 'speedup_vs_compile', 'claimed_speedup', 'survives', 'error']

@@ -830,3 +830,13 @@ def reference_kernels(self: Evaluator, task: Task) -> list[dict]:
             if 'error' in res: raise TaskError(f"{task.id}: reference profile failed: {res['error']}")   # the reference alone ran: the task's error
             self.ref_kernels[task.hash] = res['rows']
         return self.ref_kernels[task.hash]
+
+# %% ../nbs/07_reward.ipynb #1abd3ccf
+from .sanitize import sanitize as _sanitize, apply_sanitize, SanitizeResult
+
+@patch
+def sanitize(self: Evaluator, task: Task, solution, result: EvalResult|None = None, **kw) -> SanitizeResult:
+    "The sanitizer stage on `solution` (`sanitize.sanitize`, this evaluator's backend); with `result`, its flags join it."
+    san = _sanitize(task, solution, backend=self.backend, **kw)
+    if result is not None: apply_sanitize(result, san)
+    return san

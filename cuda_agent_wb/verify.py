@@ -54,6 +54,10 @@ FLAGS = {
     'timing_disturbed': 'other processes took the cores or the GPU during the timing; disturbed rounds were timed again (review, not a failure)',
     'suspicious_speedup': 'more than the configured factor faster than eager (review, not a failure)',
     'evaluator_lost': "the evaluation service's worker died, hung or raised on this candidate (twice for a crash or hang)",
+    'memory_error': 'the sanitizer stage saw an out-of-bounds or invalid memory access in the candidate\'s code (AddressSanitizer, compute-sanitizer memcheck)',
+    'race': 'the sanitizer stage saw a data race (ThreadSanitizer) or a shared-memory hazard (compute-sanitizer racecheck) in the candidate\'s code',
+    'uninitialized_read': 'the sanitizer stage saw the candidate read memory never written (compute-sanitizer initcheck; on the CPU, fresh buffers the workbench allocated)',
+    'undefined_behavior': 'the sanitizer stage saw undefined behaviour: signed overflow, a bad shift, a misaligned pointer ... (UndefinedBehaviorSanitizer)',
 }
 REVIEW_FLAGS = {'suspicious_speedup', 'timing_disturbed'}
 
