@@ -6,17 +6,19 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/cli.html.md"""
 
 # %% ../nbs/90_cli.ipynb #afd99f45
 from __future__ import annotations
-import sys
+import os, shlex, signal, sys
 from pathlib import Path
 from typing import Optional
 import typer
 from .config import SettingsError
+from .interrupts import handling_signals, interrupted, run_interruptibly, stop_signal, exit_code
 from .tasks import TaskError
 
 # %% auto #0
-__all__ = ['app', 'tasks_app', 'LANGUAGE_OPTION', 'SERVER_OPTION', 'LOCAL_OPTION', 'fail', 'tasks_list', 'tasks_audit', 'demo',
-           'evaluate', 'rollout', 'eval_', 'evaluate_dir', 'synth', 'synth_recheck', 'synth_seeds', 'train', 'serve',
-           'env_serve', 'baselines', 'main']
+__all__ = ['app', 'tasks_app', 'LANGUAGE_OPTION', 'SERVER_OPTION', 'LOCAL_OPTION', 'EXIT_ACCEPTED', 'EXIT_NOT_EVALUATED',
+           'EXIT_REJECTED', 'SERVERS', 'fail', 'tasks_list', 'tasks_audit', 'demo', 'evaluate_exit_code', 'evaluate',
+           'rollout', 'eval_', 'evaluate_dir', 'synth', 'synth_recheck', 'synth_seeds', 'train', 'serve', 'env_serve',
+           'baselines', 'on_interrupt_say', 'main']
 
 # %% ../nbs/90_cli.ipynb #00277d64
 app = typer.Typer(help="cuda-agent-wb: agentic RL for CUDA kernel generation. Verbs mirror the notebooks.",
@@ -218,14 +220,23 @@ def _backend_and_url(backend: str, server: str|None = None, local: bool = False)
     with _remote(url, backend, bool(server), say=False) as ev: return ev.backend_name, url
 
 # %% ../nbs/90_cli.ipynb #d8ca3153
-def _print_result(d: dict, summary: str, json_out: bool, via: str = ''):
-    "The phase times on stderr (a wait for the device apart), then the result (summary text, or one JSON line); exit 1 on a task error."
+EXIT_ACCEPTED, EXIT_NOT_EVALUATED, EXIT_REJECTED = 0, 1, 3
+
+def evaluate_exit_code(d: dict, stages=('compile', 'verify', 'profile')) -> int:
+    "`cawb evaluate`'s status for a result: 0 accepted, 3 rejected (did not build or load, wrong, flagged), 1 not evaluated (a task error)."
+    if d.get('task_error'): return EXIT_NOT_EVALUATED
+    ok = d.get('compiled') and not d.get('flags') and not d.get('error') and (d.get('correct') or 'verify' not in stages)
+    return EXIT_ACCEPTED if ok else EXIT_REJECTED
+
+def _print_result(d: dict, summary: str, json_out: bool, via: str = '', stages=('compile', 'verify', 'profile')):
+    "The phase times on stderr (a wait for the device apart), then the result (summary text, or one JSON line); exit with `evaluate_exit_code`."
     import json
+    if interrupted(): return                              # cut by a signal: `main` says so
     b = d.get('breakdown', {})
     wait = f"  device wait {b['device_wait_s']:.2f}s" if b.get('device_wait_s', 0) >= 0.05 else ''
     typer.echo('  ' + '  '.join(f"{k[:-2]} {b[k]:.2f}s" for k in ('compile_s', 'load_s', 'verify_s', 'profile_s', 'total_s') if k in b) + wait + via, err=True)
     typer.echo(json.dumps(d, default=str) if json_out else summary)
-    if d.get('task_error'): raise typer.Exit(1)      # the task's error, not the candidate's: no reward
+    raise typer.Exit(evaluate_exit_code(d, stages))
 
 # %% ../nbs/90_cli.ipynb #283393dd
 def _evaluate_remote(ev, task: Path, solution: Path, stages, rules, strict, json_out):
@@ -238,8 +249,8 @@ def _evaluate_remote(ev, task: Path, solution: Path, stages, rules, strict, json
     except TaskError as e: fail(str(e))
     except SolutionError:                                     # judged here, as in-process evaluation does
         res = ev.evaluate(_load_one_task(task), solution, stages, rules, strict)
-        return _print_result(res.to_dict(), res.summary(), json_out)
-    _print_result(job['result'], job['summary'], json_out, f"  (service {url}, job {job['id']}{', cached' if job['cached'] else ''})")
+        return _print_result(res.to_dict(), res.summary(), json_out, stages=stages)
+    _print_result(job['result'], job['summary'], json_out, f"  (service {url}, job {job['id']}{', cached' if job['cached'] else ''})", stages)
 
 # %% ../nbs/90_cli.ipynb #b41c3ac4
 @app.command()
@@ -267,7 +278,7 @@ def evaluate(task: Path = typer.Argument(..., help="task file (KernelBench forma
     with Evaluator(_check_backend(backend).name) as ev:
         typer.echo(f"evaluating {solution} on {t.id} ({ev.backend.name}) ...", err=True)
         res = ev.evaluate(t, solution, stages=st, rules=rule_set, strict=strict)
-    _print_result(res.to_dict(), res.summary(), json_out)
+    _print_result(res.to_dict(), res.summary(), json_out, stages=st)
 
 # %% ../nbs/90_cli.ipynb #50bed9b3
 def _env_servers(urls):
@@ -281,10 +292,13 @@ def _run_rollout(tasks, policy, samples, backend, out, resume=False, workers=0, 
                  mode='train', layout='cawb', url=None, envs=None, language='cuda', max_misses=None, **policy_kw):
     "Build the evaluators (a service at `url`, else a local pool) and the policy factory, run the rollout, print the tables."
     import pandas as pd
-    from cuda_agent_wb.rollout import EvaluatorPool, make_policy_factory, rollout, best_per_task
+    from cuda_agent_wb.rollout import EvaluatorPool, make_policy_factory, rollout, best_per_task, check_episode_count
+    try: check_episode_count(len(tasks), samples)
+    except ValueError as e: fail(str(e))
     from cuda_agent_wb.policy import PolicyError
     try: make_policy = make_policy_factory(policy, backend, language=language, **policy_kw)
     except (PolicyError, ValueError) as e: fail(str(e))
+    on_interrupt_say(lambda: _rollout_saved(out))
     with (envs or (_remote(url, backend, True) if url else EvaluatorPool.for_backend(backend, eval_workers))) as pool:   # envs: env servers
         df = rollout(tasks, make_policy, pool, out, samples=samples, workers=workers or len(getattr(pool, 'evaluators', ())) or 8,
                      resume=resume, max_turns=max_turns, mode=mode, layout=layout, language=language, max_misses=max_misses)
@@ -300,16 +314,23 @@ def _run_rollout(tasks, policy, samples, backend, out, resume=False, workers=0, 
     typer.echo(f"{len(df)} trajectories in {out}, {errs} failed", err=True)
     return df
 
+# %% ../nbs/90_cli.ipynb #ddc661e9
+def _rollout_saved(out) -> str:
+    "What an interrupted rollout left in `out`, and the command that resumes it."
+    from cuda_agent_wb.rollout import describe_progress
+    again = _resume_command() if sys.argv[1:2] == ['rollout'] else f"cawb rollout TASKS --out {shlex.quote(str(out))} --resume"
+    return f"{describe_progress(out)}; resume with: {again}"
+
 # %% ../nbs/90_cli.ipynb #24e10193
 @app.command()
 def rollout(tasks: Path = typer.Argument(..., help="task file or folder"),
             policy: str = typer.Option("scripted", help="hf, openai, replay or scripted"),
-            samples: int = typer.Option(1, min=1, help="trajectories per task"),
+            samples: int = typer.Option(1, min=1, max=100_000, help="trajectories per task"),
             backend: str = typer.Option("auto", help="cpu, cuda or auto"),
             out: Path = typer.Option(..., help="output folder for the trajectories"),
             resume: bool = typer.Option(False, "--resume", help="skip finished trajectories, continue unfinished ones"),
-            workers: int = typer.Option(0, min=0, help="episodes in flight at once (0: one per evaluator)"),
-            eval_workers: int = typer.Option(0, min=0, help="evaluators (0: one per visible GPU on cuda, 1 on cpu)"),
+            workers: int = typer.Option(0, min=0, max=4096, help="episodes in flight at once (0: one per evaluator)"),
+            eval_workers: int = typer.Option(0, min=0, max=256, help="evaluators (0: one per visible GPU on cuda, 1 on cpu)"),
             max_turns: Optional[int] = typer.Option(None, min=1, help="turn limit (default: settings.ini, by --mode)"),
             max_misses: Optional[int] = typer.Option(None, min=1, help="end an episode after this many unparseable replies in a row (default: play to the turn limit)"),
             mode: str = typer.Option("train", help="train or eval: picks the default turn limit (150 / 200)"),
@@ -357,7 +378,7 @@ def eval_(trajectories: Path = typer.Argument(..., help="folder of trajectories 
           rescore: bool = typer.Option(False, "--rescore", help="re-run the evaluator on every best solution (needs --tasks)"),
           tasks: Optional[Path] = typer.Option(None, help="task file/folder (KernelBench checkout, data/tasks, ...) for --rescore or --policy"),
           policy: Optional[str] = typer.Option(None, help="run this policy (hf, openai, replay, scripted) over --tasks first"),
-          samples: int = typer.Option(1, min=1, help="--policy: trajectories per task"),
+          samples: int = typer.Option(1, min=1, max=100_000, help="--policy: trajectories per task"),
           backend: str = typer.Option("auto", help="cpu, cuda or auto (for --rescore / --policy)"),
           model: Optional[str] = typer.Option(None, help="--policy hf: checkpoint folder; openai: model name"),
           best_of_samples: bool = typer.Option(False, "--best-of-samples", help="score each task's best sample only"),
@@ -631,8 +652,43 @@ def baselines(tasks: Path = typer.Argument(..., help="task file or folder (a Ker
     typer.echo(f"table: {out/'baselines.parquet'}\nreport: {out/'report.html'}")
 
 # %% ../nbs/90_cli.ipynb #4475b340
-def main():
-    "Console entry point for `cawb`."
+_SAY_ON_INTERRUPT = []
+
+def on_interrupt_say(fn):
+    "Have `fn()` (one sentence: what the verb saved, how to resume) said when a signal stops the verb."
+    _SAY_ON_INTERRUPT[:] = [fn]
+
+def _resume_command(flag: str|None = '--resume') -> str:
+    "This command line, with `flag` added when it is missing."
+    argv = ['cawb', *sys.argv[1:]]
+    return shlex.join(argv + ([flag] if flag and flag not in argv else []))
+
+# %% ../nbs/90_cli.ipynb #f1816257
+def _stopped():
+    "Say what was saved and how to resume, then end the process with 128 + the signal."
+    try: said = _SAY_ON_INTERRUPT[0]() if _SAY_ON_INTERRUPT else 'nothing was saved'
+    except Exception as e: said = f"what was saved could not be read ({type(e).__name__}: {e})"
+    typer.echo(f"cawb: stopped by {signal.Signals(stop_signal() or signal.SIGINT).name}: {said}", err=True)
+    sys.stdout.flush(); sys.stderr.flush(); os._exit(exit_code())
+
+# %% ../nbs/90_cli.ipynb #9c6eaaa6
+SERVERS = ('serve', 'env-serve')
+
+def _run_app():
+    "The app, with the workbench's own user-facing errors as one line and status 2."
     try: app()
     except (SettingsError, TaskError) as e:
         typer.echo(f"cawb: error: {e}", err=True); sys.exit(2)
+
+def main():
+    "Console entry point for `cawb`."
+    if sys.argv[1:2] and sys.argv[1] in SERVERS:
+        with handling_signals():
+            try: _run_app(); code = 0
+            except SystemExit as e: code = e.code
+        if interrupted(): _stopped()
+        sys.exit(code)
+    got = run_interruptibly(_run_app)
+    if interrupted(): _stopped()
+    if 'error' in got: raise got['error']
+    sys.exit(got.get('exit'))
