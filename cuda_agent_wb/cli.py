@@ -6,6 +6,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/cli.html.md"""
 
 # %% ../nbs/90_cli.ipynb #afd99f45
 from __future__ import annotations
+from . import interrupts as _interrupts     # first: a helper process this run spawns ignores SIGINT from here on
 import os, shlex, signal, sys
 from pathlib import Path
 from typing import Optional
@@ -388,6 +389,7 @@ def eval_(trajectories: Path = typer.Argument(..., help="folder of trajectories 
     from cuda_agent_wb.eval import write_reports, NoTrajectories
     from cuda_agent_wb.tasks import load_tasks
     ts = None
+    on_interrupt_say(lambda: f"no report written; the trajectories in {trajectories} are as they were; run the same command again")
     if rescore or policy:
         if tasks is None or not tasks.exists(): fail("--rescore and --policy need --tasks (an existing task file or folder)")
         ts, errors = load_tasks(tasks)
@@ -412,6 +414,12 @@ def eval_(trajectories: Path = typer.Argument(..., help="folder of trajectories 
         typer.echo(f"== {res['source']}\n" + '\n'.join(res['run']))
         _print_eval(res)
         typer.echo(f"report: {d/'report.html'}\nmetrics: {d/'metrics.json'}")
+
+# %% ../nbs/90_cli.ipynb #21d0ef01
+def _lines_in(path) -> int:
+    "Lines in a file (0 if there is none)."
+    try: return sum(1 for _ in open(path))
+    except OSError: return 0
 
 # %% ../nbs/90_cli.ipynb #30929d3f
 @app.command("evaluate-dir")
@@ -441,6 +449,7 @@ def evaluate_dir(tasks: Path = typer.Argument(..., help="task folder (a KernelBe
     out = report_dir or (solutions.parent if solutions.is_file() else solutions.parent)/'reverify'
     out.mkdir(parents=True, exist_ok=True)
     if fresh: (out/'reverify.jsonl').unlink(missing_ok=True)
+    on_interrupt_say(lambda: f"{_lines_in(out/'reverify.jsonl')} row(s) kept in {out/'reverify.jsonl'}; resume with: {_resume_command(None)}")
     with _evaluator(backend, server, local) as ev:
         be = ev.backend.name
         try: df = reverify(pairs, ev, claim_baseline, tolerance, rules=rule_sets, results_path=out/'reverify.jsonl')
@@ -514,6 +523,7 @@ def synth(n: int = typer.Option(30, min=1, help="tasks to keep"),
     cfg = SynthConfig(n=n, seed=seed, out_dir=str(out), op_counts=_op_counts(op_counts), transformers_share=transformers_share,
                       composer=composer, catalogue=str(catalogue) if catalogue else None, max_candidates=max_candidates,
                       workers=workers, task_timeout_s=timeout)
+    on_interrupt_say(lambda: f"the checks done so far are kept in {out}; resume with: {_resume_command(None)}")
     try: run = synthesize(cfg, fc, policy=pol)
     except (ValueError, FileNotFoundError) as e: fail(str(e))
     _print_run(run)
@@ -534,6 +544,7 @@ def synth_recheck(path: Path = typer.Argument(..., help="CUDA-Agent-Ops-6K-forma
     "Run the synthesis filters over an Ops-6K-format file and report the funnel."
     from cuda_agent_wb.synth import recheck
     fc = _synth_filters(backend, skip, kernelbench, cpu_window, decontam_threshold)
+    on_interrupt_say(lambda: f"the checks done so far are kept in {out}; resume with: {_resume_command(None)}")
     try: run = recheck(path, out, fc, workers=workers, limit=limit, task_timeout_s=timeout)
     except (ValueError, FileNotFoundError) as e: fail(str(e))
     _print_run(run)
@@ -548,6 +559,15 @@ def synth_seeds(out: Optional[Path] = typer.Option(None, help="folder (default: 
     cat = crawl_seed_ops(transformers=transformers, only=only)
     folder = save_catalogue(cat, out)
     typer.echo(f"{len(cat.ops)} seed ops, {len(cat.excluded)} excluded -> {folder} (catalogue.json, excluded.json, README.md)")
+
+# %% ../nbs/90_cli.ipynb #f3c521f6
+def _train_saved(out: Path) -> str:
+    "Where an interrupted training run's checkpoint is, and the command that resumes from it."
+    import json
+    try: st = json.loads((out/'checkpoints'/'last'/'trainer_state.json').read_text())
+    except (OSError, ValueError): return f"no checkpoint yet in {out}; run the same command again to start over"
+    where = f"stage {st.get('stage')}, step {st.get('step')}" if st.get('stage') else f"stages {st.get('done')} done"
+    return f"checkpoint {out/'checkpoints'/'last'} ({where}); resume with: {_resume_command(None)}"
 
 # %% ../nbs/90_cli.ipynb #2225d548
 @app.command()
@@ -567,6 +587,7 @@ def train(preset: str = typer.Option("tiny-cpu", help="tiny-cpu | toy | gpu-100m
     out = out or get_settings().paths.runs/f"train-{preset}"
     try: cfg = config_from_args(preset, out, model, stages, set_, resume=not no_resume)
     except (ValueError, FileNotFoundError) as e: fail(str(e))
+    on_interrupt_say(lambda: _train_saved(out))
     if launcher == 'inline':
         try: typer.echo(f"done: {run_pipeline(cfg)}")
         except (ValueError, FileNotFoundError) as e: fail(str(e))
@@ -593,6 +614,7 @@ def serve(backend: str = typer.Option("auto", help="cpu, cuda or auto"),
     if gpu_list is not None and (not gpu_list or min(gpu_list) < 0): fail(f"--gpus {gpus!r}: give GPU indices >= 0, e.g. 0,1")
     if gpu_list is not None and be != 'cuda': fail("--gpus is for the cuda backend; use --workers on the cpu backend")
     workers = workers or (2 if be == 'cuda' else 1)       # on an H100, 2 per GPU: 10,400 new candidates an hour against 7,700
+    on_interrupt_say(lambda: "the service stopped; jobs still queued stay in its queue and run at its next start")
     try: run_service(be, gpu_list, workers, host, port, token_env, db, echo=lambda m: typer.echo(m, err=True))
     except (ServiceError, OSError) as e: fail(str(e))
 
@@ -612,6 +634,7 @@ def env_serve(backend: str = typer.Option("auto", help="cpu, cuda or auto (with 
     from cuda_agent_wb.env_server import serve_env
     be = _check_backend(backend).name if backend != 'auto' or not service else 'auto'
     if tasks is not None and not tasks.exists(): fail(f"--tasks {tasks}: no such task file or folder")
+    on_interrupt_say(lambda: "the env server stopped; its episodes ended" + ('' if workdirs else " and their workdirs were removed"))
     try: serve_env(be, service, evaluators, tasks, host, port, token_env, max_episodes, idle_timeout, workdirs, echo=lambda m: typer.echo(m, err=True))
     except (ServiceError, OSError) as e: fail(str(e))
 

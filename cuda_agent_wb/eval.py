@@ -12,14 +12,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from .rollout import read_trajectory, best_step, _traj_files, _versions, _device_name
+from .interrupts import check_interrupt
 
 # %% auto #0
 __all__ = ['FAST_P', 'TIMING_COLUMNS', 'BEST_COLUMNS', 'PAPER_TABLE1', 'SOLUTION_COLUMNS', 'pass_rate', 'faster_rate',
            'geomean_speedup', 'fast_p', 'significant_rate', 'group_metrics', 'level_of', 'metrics_by_level',
            'timing_cols', 'best_row', 'best_solutions', 'per_task_best', 'failure_reasons', 'rescore_row', 'rescore',
            'env_now', 'run_description', 'eval_results', 'paper_table', 'fast_p_table', 'timed', 'speedup_bars',
-           'failure_bars', 'speedup_scatter', 'report_html', 'write_report', 'NoTrajectories', 'trajectory_sets',
-           'write_reports', 'match_solution', 'solution_pairs', 'survives', 'reverify', 'reverify_summary']
+           'failure_bars', 'speedup_scatter', 'report_html', 'progress_lines', 'write_report', 'NoTrajectories',
+           'trajectory_sets', 'write_reports', 'match_solution', 'solution_pairs', 'survives', 'reverify',
+           'reverify_summary']
 
 # %% ../nbs/13_eval.ipynb #6a898efb
 def _arrays(correct, speedup):
@@ -121,7 +123,7 @@ def best_row(traj: dict, file=None) -> dict:
                 policy=(h.get('policy') or {}).get('policy'), model=(h.get('policy') or {}).get('model'), backend=h.get('backend'),
                 language=h.get('language', 'cuda'), kernel_runtime=r.get('kernel_runtime'), device=h.get('device'), rules=h.get('rules') or 'cuda-agent', dtype=h.get('dtype') or r.get('dtype') or 'fp32',
                 allow_tf32=((h.get('settings') or {}).get('timing') or {}).get('allow_tf32', False),
-                turns=len(traj['steps']), finished=bool(traj.get('summary')), stop_reason=sm.get('stop_reason'),
+                turns=len(traj['steps']), finished=bool(sm) and sm.get('stop_reason') != 'interrupted', stop_reason=sm.get('stop_reason'),
                 best_turn=b['turn'] if b else None, reward=b['reward'] if b else None,
                 correct=bool(r.get('correct')), speedup_vs_eager=r.get('speedup_vs_eager'),
                 speedup_vs_compile=r.get('speedup_vs_compile'), flags=r.get('flags') or [],
@@ -188,9 +190,10 @@ def rescore(df: pd.DataFrame, tasks: list, evaluator, progress: bool = True) -> 
     "Re-run the evaluator on every trajectory's best solution."
     from tqdm.auto import tqdm
     by_id = {t.id: t for t in tasks}
-    rows = [rescore_row(r, by_id.get(r['task_id']), evaluator,
-                        _step_solution(r['file'], r['best_turn']) if r.get('best_turn') is not None else None)
-            for r in tqdm(df.to_dict('records'), desc='rescore', disable=not progress)]
+    rows = []
+    for r in tqdm(df.to_dict('records'), desc='rescore', disable=not progress):
+        rows.append(rescore_row(r, by_id.get(r['task_id']), evaluator, _step_solution(r['file'], r['best_turn']) if r.get('best_turn') is not None else None))
+        check_interrupt()                      # a result after SIGINT / SIGTERM may be the evaluator's helpers ended: no report
     return pd.DataFrame(rows)
 
 # %% ../nbs/13_eval.ipynb #47c9566b
@@ -374,6 +377,15 @@ def report_html(res: dict, df: pd.DataFrame, title: str = 'cuda-agent-wb eval re
             f"{_html_table(df[[c for c in SOLUTION_COLUMNS if c in df]], index=False, float_format='{:.4g}'.format)}"
             f"<h2>Environment</h2><pre>{env}</pre></body></html>")
 
+# %% ../nbs/13_eval.ipynb #613cad62
+def progress_lines(src) -> list[str]:
+    "Lines naming a run's interrupted episodes and those that never started (none for a file or a complete run)."
+    from cuda_agent_wb.rollout import run_progress
+    p = run_progress(src) if Path(src).is_dir() else {}
+    name = lambda v: ', '.join(v[:8]) + (' ...' if len(v) > 8 else '')
+    return [f"{len(v)} episode(s) {what}: {name(v)} (cawb rollout ... --resume plays them)"
+            for k, what in (('interrupted', 'interrupted'), ('not started', 'of the run never started')) if (v := p.get(k))]
+
 # %% ../nbs/13_eval.ipynb #bfe2f9f8
 def write_report(src, report_dir, rescore_tasks=None, evaluator=None, best_of_samples=False) -> dict:
     "Score the trajectories under `src`; write report_dir/metrics.json and report_dir/report.html; return the results."
@@ -382,6 +394,7 @@ def write_report(src, report_dir, rescore_tasks=None, evaluator=None, best_of_sa
     if rescore_tasks is not None: df = rescore(df, rescore_tasks, evaluator)
     if best_of_samples: df = per_task_best(df)
     res = eval_results(df, src, errors, rescored=rescore_tasks is not None)
+    res['run'] += progress_lines(src)
     d = Path(report_dir); d.mkdir(parents=True, exist_ok=True)
     (d/'metrics.json').write_text(json.dumps(res, indent=1))
     (d/'report.html').write_text(report_html(res, df))
@@ -495,6 +508,7 @@ def reverify(pairs: list[dict], evaluator, claim_baseline: str = 'eager', tolera
     done = {r['key']: r for r in _read_rows(results_path)}
     todo = [(p, r, k) for p in pairs for r in rules if (k := _solution_key(p, r)) not in done]
     def record(k, row):
+        check_interrupt()                      # after a signal a row may be a cut evaluation: not kept, done again on resume
         done[k] = row
         if results_path is not None:
             with open(results_path, 'a') as f: f.write(json.dumps(row, default=str) + '\n')

@@ -9,8 +9,9 @@ from __future__ import annotations
 import contextlib, os, signal, threading, time
 
 # %% auto #0
-__all__ = ['WATCHED', 'Interrupted', 'interrupted', 'request_stop', 'reset_stop', 'stop_signal', 'exit_code', 'check_interrupt',
-           'descendants', 'kill_descendants', 'handling_signals', 'run_interruptibly']
+__all__ = ['WATCHED', 'SIGINT_OWNER', 'Interrupted', 'interrupted', 'request_stop', 'reset_stop', 'stop_signal', 'exit_code',
+           'check_interrupt', 'descendants', 'kill_descendants', 'leave_sigint_to_owner', 'handling_signals',
+           'run_interruptibly']
 
 # %% ../nbs/00a_interrupts.ipynb #d33ad26f
 class Interrupted(Exception):
@@ -78,6 +79,17 @@ def kill_descendants() -> int:
         with contextlib.suppress(OSError): os.kill(p, signal.SIGKILL); n += 1
     return n
 
+# %% ../nbs/00a_interrupts.ipynb #db4c796d
+SIGINT_OWNER = '_CAWB_SIGINT_TO'
+
+def leave_sigint_to_owner():
+    "In a process started by a run under `run_interruptibly` (not the run itself): ignore SIGINT, which the run handles."
+    owner = os.environ.get(SIGINT_OWNER)
+    if owner and owner != str(os.getpid()) and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+leave_sigint_to_owner()                     # at import: a helper process imports this before its heavy imports
+
 # %% ../nbs/00a_interrupts.ipynb #995cf0f5
 def _on_signal(signum, frame):
     request_stop(signum); _piped()
@@ -96,14 +108,15 @@ def handling_signals():
 
 # %% ../nbs/00a_interrupts.ipynb #e7e4912d
 def run_interruptibly(fn, grace_s: float = 30.0, poll_s: float = 0.2) -> dict:
-    "Run `fn()` on a thread that leaves SIGINT to this one; on a stop, end the helpers and wait (see above). Returns value / exit / error, finished."
+    "Run `fn()` on a thread whose processes leave SIGINT to this one; on a stop, end the helpers and wait (see above). Returns value / exit / error, finished."
     box = {}
     def work(block=True):
-        if block: signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})   # inherited by the threads and processes started from here
+        if block: signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})   # its threads too: the signal comes to the main thread
         try: box['value'] = fn()
         except SystemExit as e: box['exit'] = e.code
         except BaseException as e: box['error'] = e
     if threading.current_thread() is not threading.main_thread(): work(False); return {**box, 'finished': True}   # handlers need the main thread
+    os.environ[SIGINT_OWNER] = str(os.getpid())
     with handling_signals():
         t, end = threading.Thread(target=work, name='cawb-run', daemon=True), None
         t.start()
