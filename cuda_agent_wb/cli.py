@@ -706,6 +706,7 @@ def _run_app():
 def main():
     "Console entry point for `cawb`."
     if sys.argv[1:2] and sys.argv[1] in SERVERS:
+        os.environ[_interrupts.SIGINT_OWNER] = str(os.getpid())      # its helpers leave Ctrl-C to it, as under run_interruptibly
         with handling_signals():
             try: _run_app(); code = 0
             except SystemExit as e: code = e.code
