@@ -16,10 +16,10 @@ from .interrupts import handling_signals, interrupted, run_interruptibly, stop_s
 from .tasks import TaskError
 
 # %% auto #0
-__all__ = ['app', 'tasks_app', 'LANGUAGE_OPTION', 'SERVER_OPTION', 'LOCAL_OPTION', 'EXIT_ACCEPTED', 'EXIT_NOT_EVALUATED',
-           'EXIT_REJECTED', 'SERVERS', 'fail', 'tasks_list', 'tasks_audit', 'demo', 'evaluate_exit_code', 'evaluate',
-           'rollout', 'eval_', 'evaluate_dir', 'synth', 'synth_recheck', 'synth_seeds', 'train', 'serve', 'env_serve',
-           'baselines', 'on_interrupt_say', 'main']
+__all__ = ['app', 'tasks_app', 'SIZE_PRESETS', 'LANGUAGE_OPTION', 'SERVER_OPTION', 'LOCAL_OPTION', 'EXIT_ACCEPTED',
+           'EXIT_NOT_EVALUATED', 'EXIT_REJECTED', 'SERVERS', 'fail', 'tasks_list', 'tasks_audit', 'demo',
+           'evaluate_exit_code', 'evaluate', 'rollout', 'eval_', 'evaluate_dir', 'synth', 'synth_recheck',
+           'synth_seeds', 'train', 'serve', 'env_serve', 'baselines', 'on_interrupt_say', 'main']
 
 # %% ../nbs/90_cli.ipynb #00277d64
 app = typer.Typer(help="cuda-agent-wb: agentic RL for CUDA kernel generation. Verbs mirror the notebooks.",
@@ -38,6 +38,15 @@ def _above_zero(v):
     "Option callback: `v` if it is above zero (or unset), else a usage error."
     if v is not None and not v > 0: raise typer.BadParameter(f"{v:g} is not above 0")
     return v
+
+# %% ../nbs/90_cli.ipynb #ef9d0043
+SIZE_PRESETS = ('auto', 'cpu', 'gpu')
+
+def _check_preset(preset: str, tasks=()) -> str:
+    "`preset` if it is auto, cpu, gpu or a preset one of `tasks` declares; else one sentence naming the allowed values, and exit 2."
+    allowed = list(SIZE_PRESETS) + sorted({p for t in tasks for p in t.presets} - set(SIZE_PRESETS))
+    if preset not in allowed: fail(f"--preset {preset!r}: choose {', '.join(allowed[:-1])} or {allowed[-1]}")
+    return preset
 
 # %% ../nbs/90_cli.ipynb #efd2183a
 def _eager_timing(task, preset: str, device: str) -> dict:
@@ -71,12 +80,13 @@ def _tasks_table(tasks, run: bool, preset: str, device: str):
 @tasks_app.command("list")
 def tasks_list(path: Optional[Path] = typer.Argument(None, help="task file or folder (default: data/tasks)"),
                run: bool = typer.Option(False, "--run", help="load each task and time its eager forward as the evaluator times its baseline (median, 95 % CI)"),
-               preset: str = typer.Option("cpu", help="size preset for --run"),
+               preset: str = typer.Option("cpu", help="size preset for --run: auto, cpu, gpu (or one the tasks declare)"),
                device: str = typer.Option("cpu", help="device for --run")):
     "List tasks with their ops, presets and dtype (and, with --run, input shapes and eager time)."
     from cuda_agent_wb.tasks import load_tasks
     if path is not None and not path.exists(): fail(f"{path}: no such file or folder")
     tasks, errors = load_tasks(path)
+    _check_preset(preset, tasks)
     df, run_errors = _tasks_table(tasks, run, preset, device)
     for e in errors + run_errors: typer.echo(f"cawb: skipped {e}", err=True)
     if len(df): typer.echo(df.to_string(index=False))
@@ -97,6 +107,7 @@ def tasks_audit(path: Path = typer.Argument(..., help="task file or folder (a Ke
     try: lv = {int(v) for v in levels.split(',')} if levels else None
     except ValueError: fail(f"--levels {levels!r}: give level numbers, e.g. 1,2,3")
     tasks, errors = load_tasks(path, lv)
+    _check_preset(preset, tasks)
     for e in errors: typer.echo(f"cawb: skipped {e}", err=True)
     rep = audit_report(audit_tasks(tasks, device, preset), out)
     for tid, why in rep['degenerate'].items(): typer.echo(f"{tid}: degenerate_output ({'; '.join(why)})")
@@ -121,7 +132,7 @@ def _check_language(language: str, layout: str = 'cawb', env_server=None):
 
 # %% ../nbs/90_cli.ipynb #99423e16
 @app.command()
-def demo(preset: str = typer.Option("cpu", help="size preset"),
+def demo(preset: str = typer.Option("cpu", help="size preset: auto, cpu, gpu (or one the tasks declare)"),
          device: str = typer.Option("cpu", help="device for the eager runs"),
          rollout_: bool = typer.Option(True, "--rollout/--no-rollout", help="run the scripted agent rollout on the bundled tasks"),
          out: Optional[Path] = typer.Option(None, help="where the demo trajectories go (default: runs/demo/<backend>, runs/demo/triton_<backend> for triton)"),
@@ -130,6 +141,7 @@ def demo(preset: str = typer.Option("cpu", help="size preset"),
     from cuda_agent_wb.tasks import load_tasks
     _check_language(language)
     tasks, errors = load_tasks()
+    _check_preset(preset, tasks)
     typer.echo(f"== {len(tasks)} bundled tasks (preset {preset}, device {device}) ==")
     df, run_errors = _tasks_table(tasks, True, preset, device)
     for e in errors + run_errors: typer.echo(f"cawb: skipped {e}", err=True)
