@@ -155,6 +155,7 @@ def demo(preset: str = typer.Option("cpu", help="size preset: auto, cpu, gpu (or
         from cuda_agent_wb.agent_triton import triton_script_tasks
         tasks = [t for t in tasks if t.id in triton_script_tasks()]
     typer.echo(f"\n== scripted agent rollout on the bundled tasks ({backend} backend, {language}) -> {out} ==")
+    if any(Path(out).glob('*__s*.jsonl')): typer.echo(f"(replacing the trajectories of the previous demo in {out}; pass --out DIR to keep them)")
     _run_rollout(tasks, 'scripted', 1, backend, out, resume=False, language=language)
     from cuda_agent_wb.eval import write_report
     rep = out/'report'

@@ -350,6 +350,7 @@ def speedup_bars(df: pd.DataFrame, vs: str = 'compile'):
     fig.add_hline(y=1.0, line_color='grey', line_width=1)
     fig.update_layout(title=f"Speedup vs {'torch.compile' if vs == 'compile' else 'eager'} ({len(d)} correct, timed solutions; bars: 95 % interval)",
                       yaxis_title='speedup (x)', xaxis={'categoryorder': 'array', 'categoryarray': list(d['label'])}, height=420)
+    if len(d): fig.update_yaxes(range=[0, max(1.3 * d[f'speedup_vs_{vs}'].max(), 1.2)])   # the bars set the scale: a wide interval runs off the top, not flattens them
     return _empty_note(fig, f"no correct, timed solution among {len(df)} trajectories: nothing to plot (see what failed)") if not len(d) else fig
 
 # %% ../nbs/13_eval.ipynb #e25a0011
@@ -364,6 +365,7 @@ def failure_bars(df: pd.DataFrame):
                                                                 hovertext=[', '.join(f"{t} #{k}" for t, k in zip(x['task_id'], x['sample'])) for _, x in g], hoverinfo='text+y'))
     fig.update_layout(barmode='stack', title=f"What failed and why: {n_bad} of {len(df)} trajectories without a correct solution",
                       yaxis_title='trajectories', xaxis_title='reason (flag of the best evaluated step)', height=380)
+    fig.update_yaxes(tickformat='d', rangemode='tozero', dtick=1 if n_bad <= 10 else None)     # counts: whole numbers
     return _empty_note(fig, 'every trajectory has a correct solution: nothing failed') if not n_bad else fig
 
 # %% ../nbs/13_eval.ipynb #a1bf0174
