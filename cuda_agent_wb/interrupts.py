@@ -6,12 +6,13 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/interrupts.html.md"""
 
 # %% ../nbs/00a_interrupts.ipynb #0b0c400a
 from __future__ import annotations
-import contextlib, os, signal, threading, time
+import contextlib, os, signal, sys, threading, time
+from pathlib import Path
 
 # %% auto #0
 __all__ = ['WATCHED', 'SIGINT_OWNER', 'Interrupted', 'interrupted', 'request_stop', 'reset_stop', 'stop_signal', 'exit_code',
-           'check_interrupt', 'descendants', 'kill_descendants', 'leave_sigint_to_owner', 'handling_signals',
-           'run_interruptibly']
+           'check_interrupt', 'descendants', 'kill_descendants', 'leave_sigint_to_owner', 'spawn_ignoring_sigint',
+           'handling_signals', 'run_interruptibly']
 
 # %% ../nbs/00a_interrupts.ipynb #d33ad26f
 class Interrupted(Exception):
@@ -90,6 +91,16 @@ def leave_sigint_to_owner():
 
 leave_sigint_to_owner()                     # at import: a helper process imports this before its heavy imports
 
+# %% ../nbs/00a_interrupts.ipynb #667922a3
+def spawn_ignoring_sigint() -> Path:
+    "Have `multiprocessing` start its processes with SIGINT ignored: a shell wrapper (`trap '' INT`, exec) around this interpreter; its path."
+    import multiprocessing, shlex, tempfile, hashlib
+    script = f"#!/bin/sh\ntrap '' INT\nexec {shlex.quote(sys.executable)} \"$@\"\n"
+    w = Path(tempfile.gettempdir())/f"cawb-python-{os.getuid()}-{hashlib.sha1(script.encode()).hexdigest()[:12]}"
+    if not (w.is_file() and w.read_text() == script and os.access(w, os.X_OK)):
+        tmp = w.with_name(f"{w.name}.{os.getpid()}"); tmp.write_text(script); tmp.chmod(0o755); os.replace(tmp, w)
+    multiprocessing.set_executable(str(w)); return w
+
 # %% ../nbs/00a_interrupts.ipynb #995cf0f5
 def _on_signal(signum, frame):
     request_stop(signum); _piped()
@@ -116,7 +127,7 @@ def run_interruptibly(fn, grace_s: float = 30.0, poll_s: float = 0.2) -> dict:
         except SystemExit as e: box['exit'] = e.code
         except BaseException as e: box['error'] = e
     if threading.current_thread() is not threading.main_thread(): work(False); return {**box, 'finished': True}   # handlers need the main thread
-    os.environ[SIGINT_OWNER] = str(os.getpid())
+    os.environ[SIGINT_OWNER] = str(os.getpid()); spawn_ignoring_sigint()
     with handling_signals():
         t, end = threading.Thread(target=work, name='cawb-run', daemon=True), None
         t.start()
