@@ -239,7 +239,9 @@ EXIT_ACCEPTED, EXIT_NOT_EVALUATED, EXIT_REJECTED = 0, 1, 3
 def evaluate_exit_code(d: dict, stages=('compile', 'verify', 'profile')) -> int:
     "`cawb evaluate`'s status for a result: 0 accepted, 3 rejected (did not build or load, wrong, flagged), 1 not evaluated (a task error)."
     if d.get('task_error'): return EXIT_NOT_EVALUATED
-    ok = d.get('compiled') and not d.get('flags') and not d.get('error') and (d.get('correct') or 'verify' not in stages)
+    from cuda_agent_wb.verify import REVIEW_FLAGS
+    fatal = [f for f in d.get('flags') or [] if f not in REVIEW_FLAGS]       # a review flag (suspicious_speedup) is said, not a rejection
+    ok = d.get('compiled') and not fatal and (d.get('correct') or 'verify' not in stages)
     return EXIT_ACCEPTED if ok else EXIT_REJECTED
 
 def _print_result(d: dict, summary: str, json_out: bool, via: str = '', stages=('compile', 'verify', 'profile')):
