@@ -252,7 +252,8 @@ class Explorer:
         self.panes = {k: W.HTML() for k in ('header', 'text', 'call', 'observation', 'diff', 'verify', 'profile')}
         self.fig = None; self.fig_box = W.Box(); self.traj = self.file = None; self.scroller = W.Output()
         for w in (self.level, self.outcome, self.min_reward): w.observe(lambda _: self._refilter(), 'value')
-        self.chooser.observe(lambda ch: ch['new'] and ch['new'] != self.file and self.show(ch['new']), 'value')
+        self.quiet = False                # while `show` resets the filters, the chooser's own changes open nothing
+        self.chooser.observe(lambda ch: ch['new'] and not self.quiet and ch['new'] != self.file and self.show(ch['new']), 'value')
         self.step.observe(lambda ch: self._render(ch['new'] - 1), 'value')
         self._refilter()
         if file: self.show(str(file))
@@ -261,7 +262,7 @@ class Explorer:
 def _label(r) -> str:
     sp = '' if pd.isna(r.speedup_vs_compile) else f" · {r.speedup_vs_compile:.2f}x vs compile"
     lang = getattr(r, 'language', 'cuda'); state = getattr(r, 'state', 'finished')
-    return f"{r.task_id} #{r.sample} · {r.outcome}{sp}" + (f" · {state}" if state != 'finished' else '') + (f" · {lang}" if lang not in ('cuda', None) else '')
+    return f"{r.task_id} #{r.sample} · {r.outcome}{sp}" + (f" · {state}" if state != 'finished' and r.outcome != 'header only' else '') + (f" · {lang}" if lang not in ('cuda', None) else '')
 
 # %% ../nbs/14_explore.ipynb #321c9a71
 def _refilter(self: Explorer):
@@ -277,9 +278,12 @@ def _show_all(self: Explorer):
 
 def show(self: Explorer, file: str, reveal: bool = False):
     "Open one trajectory file in the explorer (at turn 1), the chooser naming it (filters reset if they hid it); `reveal` scrolls the page to it."
-    self.file, self.traj = str(file), load_trajectory(str(file)); self.versions = file_versions(self.traj)
-    if self.file not in {v for _, v in self.chooser.options}: self._show_all()     # a bar click on one the filters hide
-    if self.file in {v for _, v in self.chooser.options}: self.chooser.value = self.file
+    file, self.quiet = str(file), True
+    try:                                                 # the filters reset when they hide it (a bar click), the chooser names it
+        if file not in {v for _, v in self.chooser.options}: self._show_all()
+        if file in {v for _, v in self.chooser.options}: self.chooser.value = file
+    finally: self.quiet = False
+    self.file, self.traj = file, load_trajectory(file); self.versions = file_versions(self.traj)
     n = max(len(self.traj['steps']), 1)
     self.fig = turn_figure(self.traj, widget=True); self.fig_box.children = [self.fig]
     self.step.max = self.play.max = n

@@ -189,10 +189,10 @@ def test_explorer_on_a_run_cut_short_and_a_bar_click_under_a_filter(lab, tmp_pat
         box = bars.nth(0).bounding_box()
         page.mouse.click(box['x'] + box['width'] / 2, box['y'] + box['height'] * 0.7)
         label = f"{top['task_id']} #{top['sample']} · "
-        page.wait_for_function("(l) => { const s = document.querySelectorAll('.cawb-explorer select')[3]; return s.selectedIndex >= 0 && s.options[s.selectedIndex].text.startsWith(l); }",
+        page.wait_for_function("(l) => { const s = document.querySelectorAll('.cawb-explorer select')[3]; return s.selectedIndex >= 0 && s.options[s.selectedIndex].text.replace(/\\u00a0/g, ' ').startsWith(l); }",
                                arg=label, timeout=90_000)
         wait_header(page, '1 of')
-        chosen = page.locator('.cawb-explorer select').nth(3).evaluate('s => s.options[s.selectedIndex].text')
+        chosen = page.locator('.cawb-explorer select').nth(3).evaluate('s => s.options[s.selectedIndex].text').replace('\xa0', ' ')   # the DOM's spaces are non-breaking
         assert chosen.startswith(label), chosen                                                # the chooser names what is shown
         assert page.locator('.cawb-explorer select').nth(1).input_value() == 'all'
         page.wait_for_timeout(1000); page.screenshot(path=str(ARTIFACTS / 'explorer_bar_click_under_filter.png'))

@@ -49,3 +49,19 @@ def test_eval_names_the_interrupted_episodes_and_those_never_started(tmp_path):
     m = json.loads((tmp_path/'rep'/'metrics.json').read_text())
     assert any('never started' in l for l in m['run']) and {s['outcome'] for s in m['solutions']} <= {'faster than compile', 'faster than eager', 'correct', 'fail', 'no evaluated step'}
     assert 'Outcome labels' in (tmp_path/'rep'/'report.html').read_text()
+
+
+def test_explore_workflow_on_a_run_whose_first_trajectory_is_only_a_header(tmp_path):
+    "papermill on the explore workflow where the first file is a header alone (a rollout killed as its episode began): no KeyError."
+    import subprocess, sys
+    from pathlib import Path
+    run = tmp_path/'run'; shutil.copytree(ROOT/'data/trajectories/cpu', run, ignore=shutil.ignore_patterns('report', 'best', 'work'))
+    first = sorted(run.glob('*__s*.jsonl'))[0]; first.write_text(first.read_text().splitlines()[0] + '\n')
+    out = tmp_path/'explore.ipynb'
+    r = subprocess.run([str(Path(sys.executable).parent/'papermill'), str(ROOT/'nbs/workflows/explore.ipynb'), str(out), '-p', 'trajectories', str(run),
+                        '-p', 'export', str(tmp_path/'first.html'), '--cwd', str(ROOT/'nbs/workflows')], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    outs = [o for c in json.loads(out.read_text())['cells'] for o in c.get('outputs', [])]
+    assert not [o for o in outs if o['output_type'] == 'error'], [o for o in outs if o['output_type'] == 'error']
+    assert 'header only: no turn played' in (tmp_path/'first.html').read_text()
+    assert out.stat().st_size < 6 << 20, out.stat().st_size
