@@ -228,7 +228,7 @@ def turn_figure(traj: dict, widget: bool = False):
     fig.add_trace(go.Bar(x=t['turn'], y=t['prompt_tokens'], name='prompt tokens', visible='legendonly'), 3, 1)
     fig.add_vline(x=t['turn'].iloc[0] if len(t) else 0, line_color='black', line_dash='dot')
     fig.update_xaxes(title_text='turn', row=3, col=1, dtick=1 if len(t) <= 20 else None)
-    fig.update_yaxes(title_text='reward', row=1, col=1); fig.update_yaxes(title_text='speedup', row=2, col=1)
+    fig.update_yaxes(title_text='reward', row=1, col=1, dtick=1); fig.update_yaxes(title_text='speedup', row=2, col=1)
     fig.update_yaxes(title_text='tokens', row=3, col=1, rangemode='tozero')
     h = traj['header']
     fig.update_layout(height=520, margin=dict(t=50, b=40), title=f"{h['task_id']} #{h['sample']}" + ('' if len(t) else ' · header only: no turn played'))

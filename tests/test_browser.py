@@ -182,6 +182,8 @@ def test_explorer_on_a_run_cut_short_and_a_bar_click_under_a_filter(lab, tmp_pat
         page.wait_for_timeout(2000); shot(page, 'explorer_header_only.png')
         page.locator('.cawb-explorer details summary').first.click(); page.wait_for_timeout(500)
         assert 'faster than compile' in page.locator('.cawb-explorer details').first.inner_text()
+        shot(page, 'explorer_legend.png')
+        page.locator('.cawb-explorer details summary').first.click(); page.wait_for_timeout(500)   # closed again: `header` reads the first 'turn '
         page.locator('.cawb-explorer select').nth(1).select_option(label=hide)             # the outcome filter hides the tallest bar's
         page.wait_for_timeout(1500)
         bars = page.locator('.js-plotly-plot').last.locator('.barlayer .point path')
