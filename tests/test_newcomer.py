@@ -64,4 +64,3 @@ def test_explore_workflow_on_a_run_whose_first_trajectory_is_only_a_header(tmp_p
     outs = [o for c in json.loads(out.read_text())['cells'] for o in c.get('outputs', [])]
     assert not [o for o in outs if o['output_type'] == 'error'], [o for o in outs if o['output_type'] == 'error']
     assert 'header only: no turn played' in (tmp_path/'first.html').read_text()
-    assert out.stat().st_size < 6 << 20, out.stat().st_size
