@@ -263,7 +263,7 @@ def run_description(df: pd.DataFrame, rescored: bool = False) -> list[str]:
         lines.append(f"Triton under its interpreter ({n} of {len(df)} trajectories): correctness only, no speedups measured: "
                      "they count as not faster in the faster-than rows and are left out of the geomeans")
     if col('backend').nunique() > 1: lines.append("backends mixed: speedups compare only within one backend (see the per-backend columns)")
-    cut = df[~col('finished', True).fillna(True).astype(bool)] if len(df) else df
+    cut = df[~col('finished', True).fillna(True).astype(bool) & (col('stop_reason') != 'interrupted')] if len(df) else df   # interrupted: named apart
     if len(cut): lines.append(f"{len(cut)} trajectories cut off (no summary record), scored on the steps they have: "
                               + ', '.join(f"{r.task_id} #{r.sample}" for r in cut.head(5).itertuples()) + (' ...' if len(cut) > 5 else ''))
     if 'finished' in df and len(fr := failure_reasons(df)):
