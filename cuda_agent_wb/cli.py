@@ -17,9 +17,9 @@ from .tasks import TaskError
 
 # %% auto #0
 __all__ = ['app', 'tasks_app', 'SIZE_PRESETS', 'LANGUAGE_OPTION', 'SERVER_OPTION', 'LOCAL_OPTION', 'EXIT_ACCEPTED',
-           'EXIT_NOT_EVALUATED', 'EXIT_REJECTED', 'SERVERS', 'fail', 'tasks_list', 'tasks_audit', 'demo',
-           'evaluate_exit_code', 'evaluate', 'rollout', 'eval_', 'evaluate_dir', 'synth', 'synth_recheck',
-           'synth_seeds', 'train', 'serve', 'env_serve', 'baselines', 'on_interrupt_say', 'main']
+           'EXIT_NOT_EVALUATED', 'EXIT_REJECTED', 'SERVERS', 'fail', 'on_interrupt_say', 'tasks_list', 'tasks_audit',
+           'demo', 'evaluate_exit_code', 'evaluate', 'rollout', 'eval_', 'evaluate_dir', 'synth', 'synth_recheck',
+           'synth_seeds', 'train', 'serve', 'env_serve', 'baselines', 'main']
 
 # %% ../nbs/90_cli.ipynb #00277d64
 app = typer.Typer(help="cuda-agent-wb: agentic RL for CUDA kernel generation. Verbs mirror the notebooks.",
@@ -32,6 +32,18 @@ def fail(msg: str, code: int = 2):
     "Print a one-line error and exit."
     typer.echo(f"cawb: error: {msg}", err=True)
     raise typer.Exit(code)
+
+# %% ../nbs/90_cli.ipynb #4475b340
+_SAY_ON_INTERRUPT = []
+
+def on_interrupt_say(fn):
+    "Have `fn()` (one sentence: what the verb saved, how to resume) said when a signal stops the verb."
+    _SAY_ON_INTERRUPT[:] = [fn]
+
+def _resume_command(flag: str|None = '--resume') -> str:
+    "This command line, with `flag` added when it is missing."
+    argv = ['cawb', *sys.argv[1:]]
+    return shlex.join(argv + ([flag] if flag and flag not in argv else []))
 
 # %% ../nbs/90_cli.ipynb #b58c1f27
 def _above_zero(v):
@@ -688,18 +700,6 @@ def baselines(tasks: Path = typer.Argument(..., help="task file or folder (a Ker
     for e in df[df['error'].notna()].itertuples(): typer.echo(f"cawb: {e.task_id} ({e.policy}): {e.error}", err=True)
     typer.echo(json.dumps({k: v for k, v in summary.items()}, indent=1, default=str))
     typer.echo(f"table: {out/'baselines.parquet'}\nreport: {out/'report.html'}")
-
-# %% ../nbs/90_cli.ipynb #4475b340
-_SAY_ON_INTERRUPT = []
-
-def on_interrupt_say(fn):
-    "Have `fn()` (one sentence: what the verb saved, how to resume) said when a signal stops the verb."
-    _SAY_ON_INTERRUPT[:] = [fn]
-
-def _resume_command(flag: str|None = '--resume') -> str:
-    "This command line, with `flag` added when it is missing."
-    argv = ['cawb', *sys.argv[1:]]
-    return shlex.join(argv + ([flag] if flag and flag not in argv else []))
 
 # %% ../nbs/90_cli.ipynb #f1816257
 def _stopped():
