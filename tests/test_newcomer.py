@@ -64,3 +64,14 @@ def test_explore_workflow_on_a_run_whose_first_trajectory_is_only_a_header(tmp_p
     outs = [o for c in json.loads(out.read_text())['cells'] for o in c.get('outputs', [])]
     assert not [o for o in outs if o['output_type'] == 'error'], [o for o in outs if o['output_type'] == 'error']
     assert 'header only: no turn played' in (tmp_path/'first.html').read_text()
+
+
+def test_explorer_and_report_count_faster_than_compile_alike():
+    "One definition per label: the explorer's 'faster than compile' filter holds as many trajectories as the report's (>1) row counts."
+    from cuda_agent_wb.explore import index_trajectories, filter_index
+    from cuda_agent_wb.eval import best_solutions, eval_results
+    src = ROOT/'data/trajectories/cpu'
+    idx, _ = index_trajectories(src); df, _ = best_solutions(src)
+    m = eval_results(df)['metrics']['overall']
+    assert len(filter_index(idx, outcome='faster than compile')) == round(m['faster_than_compile'] * m['n']) > 0
+    assert (idx.sort_values('file')['outcome'].tolist() == df.sort_values('file')['outcome'].tolist())
