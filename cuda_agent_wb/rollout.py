@@ -355,10 +355,11 @@ def rollout(tasks: list, make_policy, evaluator, out_dir, samples: int = 1, work
     rows = []
     with ThreadPoolExecutor(max(1, workers)) as pool, tqdm(total=len(jobs), desc='rollout', disable=not progress, file=sys.stderr) as bar:
         for fut in as_completed([pool.submit(one, t, k) for t, k in jobs]):
-            try: rows.append(fut.result())
+            try: row = fut.result()
             except Exception:
                 if not interrupted(): raise                            # else: the helpers were ended under it
-            bar.update(1)
+                row = None
+            if row is not None: rows.append(row); bar.update(1)        # None: not started (interrupted)
     if interrupted(): raise Interrupted(describe_progress(out_dir))
     df = pd.DataFrame(rows).sort_values(['task_id', 'sample']).reset_index(drop=True)
     df.to_json(out_dir/'rollout_summary.jsonl', orient='records', lines=True)
