@@ -92,13 +92,14 @@ def leave_sigint_to_owner():
 leave_sigint_to_owner()                     # at import: a helper process imports this before its heavy imports
 
 # %% ../nbs/00a_interrupts.ipynb #667922a3
-def spawn_ignoring_sigint() -> Path:
-    "Have `multiprocessing` start its processes with SIGINT ignored: a shell wrapper (`trap '' INT`, exec) around this interpreter; its path."
+def spawn_ignoring_sigint() -> Path|None:
+    "Have `multiprocessing` start its processes with SIGINT ignored: a shell wrapper (`trap '' INT`, exec) around this interpreter; its path (None where it cannot run)."
     import multiprocessing, shlex, tempfile, hashlib
     script = f"#!/bin/sh\ntrap '' INT\nexec {shlex.quote(sys.executable)} \"$@\"\n"
     w = Path(tempfile.gettempdir())/f"cawb-python-{os.getuid()}-{hashlib.sha1(script.encode()).hexdigest()[:12]}"
     if not (w.is_file() and w.read_text() == script and os.access(w, os.X_OK)):
         tmp = w.with_name(f"{w.name}.{os.getpid()}"); tmp.write_text(script); tmp.chmod(0o755); os.replace(tmp, w)
+    if not os.access(w, os.X_OK): return None           # a temporary folder mounted noexec: spawn as before (the environment hook still holds)
     multiprocessing.set_executable(str(w)); return w
 
 # %% ../nbs/00a_interrupts.ipynb #995cf0f5
