@@ -157,6 +157,15 @@ def _warn_once(msg: str):
     _warned.add(msg); os.environ['_CAWB_SETTINGS_WARNED'] = '\x1f'.join([*said, msg]).strip('\x1f')
     print(f"cawb: warning: {msg}", file=sys.stderr)
 
+# %% ../nbs/00_config.ipynb #8a6fb7dd
+def _misspelt(cp, sec: str, key: str) -> str:
+    "For a missing `key`: the unknown key of its section (or a section misspelt) that looks like it, as the end of the sentence."
+    unknown = [k for k in (cp.options(sec) if cp.has_section(sec) else []) if k not in SCHEMA[sec]]
+    if m := difflib.get_close_matches(key, unknown, n=1, cutoff=0.6): return f"; the file has [{sec}] {m[0]}: did you mean {key}?"
+    if not cp.has_section(sec) and (s := difflib.get_close_matches(sec, [x for x in cp.sections() if x not in SCHEMA], n=1, cutoff=0.6)):
+        return f"; the file has a section [{s[0]}]: did you mean [{sec}]?"
+    return ''
+
 # %% ../nbs/00_config.ipynb #fb61fe44
 def load_settings(path=None, env=None) -> SimpleNamespace:
     "Read and validate settings.ini (see `find_settings`), applying `CAWB_<SECTION>_<KEY>` overrides from `env`."
@@ -169,7 +178,7 @@ def load_settings(path=None, env=None) -> SimpleNamespace:
             var = f"CAWB_{sec.upper()}_{key.upper()}"
             if var in env: vals[key] = parse_value(sec, key, env[var], f.parent, f"${var}")
             elif cp.has_option(sec, key): vals[key] = parse_value(sec, key, cp.get(sec, key), f.parent, str(f))
-            else: raise SettingsError(f"{f}: [{sec}] {key} is missing (add it, or set ${var})")
+            else: raise SettingsError(f"{f}: [{sec}] {key} is missing (add it, or set ${var}){_misspelt(cp, sec, key)}")
         setattr(res, sec, SimpleNamespace(**vals))
     for w in unknown_settings(cp, env, f, (res.service.token_env, res.env_server.token_env, res.policy.api_key_env)): _warn_once(w)
     return res

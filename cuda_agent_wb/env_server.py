@@ -19,8 +19,9 @@ from .client import ServiceError, load_httpx, split_urls, tls_verify, answer_det
 
 # %% auto #0
 __all__ = ['LAYOUTS', 'RESET_FIELDS', 'CLOSED', 'NO_EPISODE', 'ENV_KW', 'load_openenv', 'KernelAction', 'KernelObservation',
-           'KernelState', 'EpisodeError', 'EpisodeEvaluator', 'EnvContext', 'KernelEnvironment', 'WebSocketGuard',
-           'make_env_app', 'serve_env', 'EnvServerError', 'KernelEnvClient', 'RemoteKernelEnv', 'RemoteKernelEnvs']
+           'KernelState', 'EpisodeError', 'EpisodeEvaluator', 'EnvContext', 'KernelEnvironment', 'ws_error_sentence',
+           'WebSocketGuard', 'make_env_app', 'serve_env', 'EnvServerError', 'KernelEnvClient', 'RemoteKernelEnv',
+           'RemoteKernelEnvs']
 
 # %% ../nbs/09a_env_server.ipynb #eeb917b0
 def load_openenv():
@@ -238,9 +239,20 @@ def _env_metadata(self: KernelEnvironment) -> EnvironmentMetadata:
                                            "compile / verify / profile through warm evaluators.")
 KernelEnvironment._end, KernelEnvironment.close, KernelEnvironment._state, KernelEnvironment.get_metadata = _env_end, _env_close, _env_state, _env_metadata
 
+# %% ../nbs/09a_env_server.ipynb #88be06f3
+def ws_error_sentence(text: str) -> str:
+    "An openenv WebSocket message, its error (if it is one) rewritten as one sentence without pydantic's list."
+    from cuda_agent_wb.service import error_sentence, one_line
+    try: m = json.loads(text)
+    except ValueError: return text
+    if not isinstance(m, dict) or m.get('type') != 'error' or not isinstance(m.get('data'), dict): return text
+    d = m['data']; errs = d.pop('errors', None)
+    d['message'] = one_line(f"invalid message: {error_sentence(errs)}" if errs else str(d.get('message', 'error')))
+    return json.dumps(m)
+
 # %% ../nbs/09a_env_server.ipynb #fa472e94
 class WebSocketGuard:
-    "ASGI middleware: a WebSocket handshake without the server's bearer token is refused (401 and one sentence) before the session opens."
+    "ASGI middleware: a WebSocket handshake without the server's bearer token is refused (401 and one sentence) before the session opens; errors the session sends are one sentence."
     def __init__(self, app, token: str|None = None): self.app, self.token = app, token
     async def __call__(self, scope, receive, send):
         if scope['type'] == 'websocket' and self.token and dict(scope.get('headers') or []).get(b'authorization', b'').decode() != f"Bearer {self.token}":
@@ -254,7 +266,10 @@ class WebSocketGuard:
             return
         if scope['type'] != 'websocket': return await self.app(scope, receive, send)
         from starlette.websockets import WebSocketDisconnect
-        try: await self.app(scope, receive, send)
+        async def send_one_sentence(m):
+            if m.get('type') == 'websocket.send' and m.get('text'): m = {**m, 'text': ws_error_sentence(m['text'])}
+            await send(m)
+        try: await self.app(scope, receive, send_one_sentence)
         except WebSocketDisconnect: pass           # openenv closes a session the client already left: nothing to tell anyone
 
 # %% ../nbs/09a_env_server.ipynb #cc04eba0

@@ -12,14 +12,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from .rollout import read_trajectory, best_step, _traj_files, _versions, _device_name
+from .interrupts import check_interrupt
 
 # %% auto #0
-__all__ = ['FAST_P', 'TIMING_COLUMNS', 'BEST_COLUMNS', 'PAPER_TABLE1', 'SOLUTION_COLUMNS', 'pass_rate', 'faster_rate',
-           'geomean_speedup', 'fast_p', 'significant_rate', 'group_metrics', 'level_of', 'metrics_by_level',
-           'timing_cols', 'best_row', 'best_solutions', 'per_task_best', 'failure_reasons', 'rescore_row', 'rescore',
-           'env_now', 'run_description', 'eval_results', 'paper_table', 'fast_p_table', 'timed', 'speedup_bars',
-           'failure_bars', 'speedup_scatter', 'report_html', 'write_report', 'NoTrajectories', 'trajectory_sets',
-           'write_reports', 'match_solution', 'solution_pairs', 'survives', 'reverify', 'reverify_summary']
+__all__ = ['FAST_P', 'OUTCOMES', 'STATES', 'TIMING_COLUMNS', 'BEST_COLUMNS', 'PAPER_TABLE1', 'SOLUTION_COLUMNS', 'pass_rate',
+           'faster_rate', 'geomean_speedup', 'fast_p', 'significant_rate', 'group_metrics', 'level_of',
+           'metrics_by_level', 'timing_cols', 'outcome_label', 'state_of', 'outcome_legend_html', 'best_row',
+           'best_solutions', 'per_task_best', 'failure_reasons', 'rescore_row', 'rescore', 'env_now', 'run_description',
+           'eval_results', 'paper_table', 'fast_p_table', 'timed', 'speedup_bars', 'failure_bars', 'speedup_scatter',
+           'report_html', 'progress_lines', 'write_report', 'NoTrajectories', 'trajectory_sets', 'write_reports',
+           'match_solution', 'solution_pairs', 'survives', 'reverify', 'reverify_summary']
 
 # %% ../nbs/13_eval.ipynb #6a898efb
 def _arrays(correct, speedup):
@@ -112,6 +114,42 @@ def timing_cols(result: dict|None) -> dict:
         out.update({f'speedup_vs_{b}_ci_low': lo, f'speedup_vs_{b}_ci_high': hi})
     return out
 
+# %% ../nbs/13_eval.ipynb #c01daa6e
+OUTCOMES = {'faster than compile': 'correct, and faster than torch.compile (speedup > 1: the "faster than compile (>1)" row)',
+            'faster than eager': 'correct, faster than eager PyTorch (speedup > 1) but not than torch.compile',
+            'correct': 'correct, not faster than eager (or not timed: Triton under its interpreter)',
+            'fail': 'solutions were evaluated, none passed (did not build or load, wrong output, or flagged)',
+            'no evaluated step': 'turns were played, no solution was evaluated',
+            'task error': "the task itself failed in the reference: not scored, left out of the metrics",
+            'header only': 'cut off before its first turn: a header record and nothing else'}
+STATES = {'finished': 'ended by itself (finish, turn limit, misses, context)', 'interrupted': 'stopped by SIGINT / SIGTERM: cawb rollout --resume plays it on',
+          'cut off': 'no summary record (the run was killed): cawb rollout --resume plays it on'}
+
+# %% ../nbs/13_eval.ipynb #9b4dee81
+def _num_or_none(v):
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
+
+def outcome_label(reward, speedup_vs_eager=None, speedup_vs_compile=None, task_error=None, turns: int = 1) -> str:
+    "The outcome label (`OUTCOMES`) of a trajectory from its best step's reward and speedups."
+    reward, se, sc = map(_num_or_none, (reward, speedup_vs_eager, speedup_vs_compile))
+    if task_error: return 'task error'
+    if not turns: return 'header only'
+    if reward is None: return 'no evaluated step'
+    if reward < 1: return 'fail'
+    return 'faster than compile' if (sc or 0) > 1 else 'faster than eager' if (se or 0) > 1 else 'correct'
+
+def state_of(summary: dict|None) -> str:
+    "A trajectory's state (`STATES`) from its summary record (None: cut off)."
+    return 'cut off' if not summary else 'interrupted' if summary.get('stop_reason') == 'interrupted' else 'finished'
+
+# %% ../nbs/13_eval.ipynb #b0a8fb16
+def outcome_legend_html(counts: dict|None = None) -> str:
+    "The outcome labels and states with their definitions (and counts, when given) as an HTML table."
+    rows = [(k, v) for k, v in OUTCOMES.items()] + [(f"state: {k}", v) for k, v in STATES.items()]
+    n = lambda k: f"<td>{counts.get(k, 0)}</td>" if counts is not None else ''
+    return ("<table class='tbl legend'>" + ''.join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>{n(k)}<td style='text-align:left'>{html.escape(v)}</td></tr>"
+                                                   for k, v in rows) + "</table>")
+
 # %% ../nbs/13_eval.ipynb #6bb2a8d8
 def best_row(traj: dict, file=None) -> dict:
     "One row for a trajectory: its best step's correctness, reward, speedups and timings (median, 95 % CI)."
@@ -121,7 +159,8 @@ def best_row(traj: dict, file=None) -> dict:
                 policy=(h.get('policy') or {}).get('policy'), model=(h.get('policy') or {}).get('model'), backend=h.get('backend'),
                 language=h.get('language', 'cuda'), kernel_runtime=r.get('kernel_runtime'), device=h.get('device'), rules=h.get('rules') or 'cuda-agent', dtype=h.get('dtype') or r.get('dtype') or 'fp32',
                 allow_tf32=((h.get('settings') or {}).get('timing') or {}).get('allow_tf32', False),
-                turns=len(traj['steps']), finished=bool(traj.get('summary')), stop_reason=sm.get('stop_reason'),
+                turns=len(traj['steps']), finished=bool(sm) and sm.get('stop_reason') != 'interrupted', stop_reason=sm.get('stop_reason'),
+                outcome=outcome_label(b['reward'] if b else None, r.get('speedup_vs_eager'), r.get('speedup_vs_compile'), None, len(traj['steps'])), state=state_of(traj.get('summary')),
                 best_turn=b['turn'] if b else None, reward=b['reward'] if b else None,
                 correct=bool(r.get('correct')), speedup_vs_eager=r.get('speedup_vs_eager'),
                 speedup_vs_compile=r.get('speedup_vs_compile'), flags=r.get('flags') or [],
@@ -129,7 +168,7 @@ def best_row(traj: dict, file=None) -> dict:
 
 TIMING_COLUMNS = [f'{n}_{x}' for n in ('candidate', 'eager', 'compile') for x in ('ms', 'ci_low_ms', 'ci_high_ms')] + \
                  [f'speedup_vs_{b}_ci_{x}' for b in ('eager', 'compile') for x in ('low', 'high')]
-BEST_COLUMNS = ['task_id', 'sample', 'level', 'file', 'policy', 'model', 'backend', 'language', 'kernel_runtime', 'device', 'rules', 'dtype', 'allow_tf32', 'turns', 'finished', 'stop_reason',
+BEST_COLUMNS = ['task_id', 'sample', 'level', 'file', 'policy', 'model', 'backend', 'language', 'kernel_runtime', 'device', 'rules', 'dtype', 'allow_tf32', 'turns', 'finished', 'stop_reason', 'outcome', 'state',
                 'best_turn', 'reward', 'correct', 'speedup_vs_eager', 'speedup_vs_compile', 'flags', 'prompt_tokens', 'completion_tokens'] + TIMING_COLUMNS
 
 # %% ../nbs/13_eval.ipynb #319145e4
@@ -188,9 +227,10 @@ def rescore(df: pd.DataFrame, tasks: list, evaluator, progress: bool = True) -> 
     "Re-run the evaluator on every trajectory's best solution."
     from tqdm.auto import tqdm
     by_id = {t.id: t for t in tasks}
-    rows = [rescore_row(r, by_id.get(r['task_id']), evaluator,
-                        _step_solution(r['file'], r['best_turn']) if r.get('best_turn') is not None else None)
-            for r in tqdm(df.to_dict('records'), desc='rescore', disable=not progress)]
+    rows = []
+    for r in tqdm(df.to_dict('records'), desc='rescore', disable=not progress):
+        rows.append(rescore_row(r, by_id.get(r['task_id']), evaluator, _step_solution(r['file'], r['best_turn']) if r.get('best_turn') is not None else None))
+        check_interrupt()                      # a result after SIGINT / SIGTERM may be the evaluator's helpers ended: no report
     return pd.DataFrame(rows)
 
 # %% ../nbs/13_eval.ipynb #47c9566b
@@ -223,7 +263,7 @@ def run_description(df: pd.DataFrame, rescored: bool = False) -> list[str]:
         lines.append(f"Triton under its interpreter ({n} of {len(df)} trajectories): correctness only, no speedups measured: "
                      "they count as not faster in the faster-than rows and are left out of the geomeans")
     if col('backend').nunique() > 1: lines.append("backends mixed: speedups compare only within one backend (see the per-backend columns)")
-    cut = df[~col('finished', True).fillna(True).astype(bool)] if len(df) else df
+    cut = df[~col('finished', True).fillna(True).astype(bool) & (col('stop_reason') != 'interrupted')] if len(df) else df   # interrupted: named apart
     if len(cut): lines.append(f"{len(cut)} trajectories cut off (no summary record), scored on the steps they have: "
                               + ', '.join(f"{r.task_id} #{r.sample}" for r in cut.head(5).itertuples()) + (' ...' if len(cut) > 5 else ''))
     if 'finished' in df and len(fr := failure_reasons(df)):
@@ -310,6 +350,7 @@ def speedup_bars(df: pd.DataFrame, vs: str = 'compile'):
     fig.add_hline(y=1.0, line_color='grey', line_width=1)
     fig.update_layout(title=f"Speedup vs {'torch.compile' if vs == 'compile' else 'eager'} ({len(d)} correct, timed solutions; bars: 95 % interval)",
                       yaxis_title='speedup (x)', xaxis={'categoryorder': 'array', 'categoryarray': list(d['label'])}, height=420)
+    if len(d): fig.update_yaxes(range=[0, max(1.3 * d[f'speedup_vs_{vs}'].max(), 1.2)])   # the bars set the scale: a wide interval runs off the top, not flattens them
     return _empty_note(fig, f"no correct, timed solution among {len(df)} trajectories: nothing to plot (see what failed)") if not len(d) else fig
 
 # %% ../nbs/13_eval.ipynb #e25a0011
@@ -324,6 +365,7 @@ def failure_bars(df: pd.DataFrame):
                                                                 hovertext=[', '.join(f"{t} #{k}" for t, k in zip(x['task_id'], x['sample'])) for _, x in g], hoverinfo='text+y'))
     fig.update_layout(barmode='stack', title=f"What failed and why: {n_bad} of {len(df)} trajectories without a correct solution",
                       yaxis_title='trajectories', xaxis_title='reason (flag of the best evaluated step)', height=380)
+    fig.update_yaxes(tickformat='d', rangemode='tozero', dtick=1 if n_bad <= 10 else None)     # counts: whole numbers
     return _empty_note(fig, 'every trajectory has a correct solution: nothing failed') if not n_bad else fig
 
 # %% ../nbs/13_eval.ipynb #a1bf0174
@@ -349,7 +391,7 @@ def _skipped_html(res: dict) -> str:
     items += [f"cut off (scored on the steps it has): {s['task_id']} #{s['sample']}, {s['turns']} turns" for s in res['solutions'] if s.get('finished') is False]
     return f"<h2>Skipped or incomplete</h2><ul>{''.join(f'<li>{html.escape(i)}</li>' for i in items)}</ul>" if items else ''
 
-SOLUTION_COLUMNS = ['task_id', 'sample', 'level', 'backend', 'dtype', 'finished', 'best_turn', 'reward', 'correct', 'flags', 'speedup_vs_eager', 'speedup_vs_eager_ci_low',
+SOLUTION_COLUMNS = ['task_id', 'sample', 'level', 'backend', 'dtype', 'outcome', 'state', 'best_turn', 'reward', 'correct', 'flags', 'speedup_vs_eager', 'speedup_vs_eager_ci_low',
                     'speedup_vs_eager_ci_high', 'speedup_vs_compile', 'speedup_vs_compile_ci_low', 'speedup_vs_compile_ci_high',
                     'candidate_ms', 'candidate_ci_low_ms', 'candidate_ci_high_ms', 'eager_ms', 'eager_ci_low_ms', 'eager_ci_high_ms',
                     'compile_ms', 'compile_ci_low_ms', 'compile_ci_high_ms']
@@ -372,7 +414,18 @@ def report_html(res: dict, df: pd.DataFrame, title: str = 'cuda-agent-wb eval re
             f"<h2>What failed, and per-kernel speedups</h2>{''.join(plots)}<h2>Solutions</h2>"
             f"<p>Times are medians in milliseconds with their 95 % confidence intervals; speedups with their intervals.</p>"
             f"{_html_table(df[[c for c in SOLUTION_COLUMNS if c in df]], index=False, float_format='{:.4g}'.format)}"
+            f"<h2>Outcome labels</h2><p>As the explorer uses them; the count is of this report's trajectories.</p>"
+            f"{outcome_legend_html({**df['outcome'].value_counts().to_dict(), **{'state: ' + k: v for k, v in df['state'].value_counts().items()}} if 'outcome' in df else None)}"
             f"<h2>Environment</h2><pre>{env}</pre></body></html>")
+
+# %% ../nbs/13_eval.ipynb #613cad62
+def progress_lines(src) -> list[str]:
+    "Lines naming a run's interrupted episodes and those that never started (none for a file or a complete run)."
+    from cuda_agent_wb.rollout import run_progress
+    p = run_progress(src) if Path(src).is_dir() else {}
+    name = lambda v: ', '.join(v[:8]) + (' ...' if len(v) > 8 else '')
+    return [f"{len(v)} episode(s) {what}: {name(v)} (cawb rollout ... --resume plays them)"
+            for k, what in (('interrupted', 'interrupted'), ('not started', 'of the run never started')) if (v := p.get(k))]
 
 # %% ../nbs/13_eval.ipynb #bfe2f9f8
 def write_report(src, report_dir, rescore_tasks=None, evaluator=None, best_of_samples=False) -> dict:
@@ -382,6 +435,7 @@ def write_report(src, report_dir, rescore_tasks=None, evaluator=None, best_of_sa
     if rescore_tasks is not None: df = rescore(df, rescore_tasks, evaluator)
     if best_of_samples: df = per_task_best(df)
     res = eval_results(df, src, errors, rescored=rescore_tasks is not None)
+    res['run'] += progress_lines(src)
     d = Path(report_dir); d.mkdir(parents=True, exist_ok=True)
     (d/'metrics.json').write_text(json.dumps(res, indent=1))
     (d/'report.html').write_text(report_html(res, df))
@@ -495,6 +549,7 @@ def reverify(pairs: list[dict], evaluator, claim_baseline: str = 'eager', tolera
     done = {r['key']: r for r in _read_rows(results_path)}
     todo = [(p, r, k) for p in pairs for r in rules if (k := _solution_key(p, r)) not in done]
     def record(k, row):
+        check_interrupt()                      # after a signal a row may be a cut evaluation: not kept, done again on resume
         done[k] = row
         if results_path is not None:
             with open(results_path, 'a') as f: f.write(json.dumps(row, default=str) + '\n')

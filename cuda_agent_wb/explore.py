@@ -11,12 +11,14 @@ from functools import lru_cache
 from pathlib import Path
 import pandas as pd
 from .rollout import read_trajectory, _traj_files
-from .eval import level_of
+from .eval import level_of, outcome_label, state_of, outcome_legend_html, OUTCOMES
+from .rollout import best_step, task_error_of
 
 # %% auto #0
-__all__ = ['index_row', 'index_trajectories', 'filter_index', 'load_trajectory', 'file_versions', 'step_diff', 'diff_html',
-           'log_html', 'code_html', 'jit_html', 'profile_table', 'verify_html', 'call_html', 'step_html', 'turn_table',
-           'turn_figure', 'Explorer', 'show', 'reveal', 'widget', 'export_html', 'explore']
+__all__ = ['TURN_COLUMNS', 'index_row', 'index_trajectories', 'filter_index', 'load_trajectory', 'file_versions', 'step_diff',
+           'diff_html', 'log_html', 'code_html', 'jit_html', 'profile_table', 'verify_html', 'call_html',
+           'language_label', 'step_html', 'turn_table', 'turn_figure', 'Explorer', 'show', 'reveal', 'widget',
+           'export_html', 'explore']
 
 # %% ../nbs/14_explore.ipynb #44234ce6
 def _last_line(f, block: int = 1 << 16) -> str:
@@ -26,21 +28,24 @@ def _last_line(f, block: int = 1 << 16) -> str:
     return lines[-1]
 
 # %% ../nbs/14_explore.ipynb #6555b525
-def _outcome(sm) -> str:
-    if sm is None: return 'unfinished'
-    r = sm.get('best_reward')
-    return 'none' if r is None else {-1: 'fail', 1: 'correct', 2: 'faster than eager', 3: 'faster than compile'}.get(int(r), str(r))
+def _best_of(f, sm: dict|None) -> dict:
+    "The best reward and speedups of a trajectory: its summary's, or (no summary: cut off) its steps' read now."
+    if sm: return dict(reward=sm.get('best_reward'), speedup_vs_eager=sm.get('best_speedup_vs_eager'), speedup_vs_compile=sm.get('best_speedup_vs_compile'),
+                       task_error=sm.get('task_error'), turns=sm.get('turns'))
+    steps = read_trajectory(f)['steps']; b = best_step(steps) or {}; r = b.get('result') or {}
+    return dict(reward=b.get('reward'), speedup_vs_eager=r.get('speedup_vs_eager'), speedup_vs_compile=r.get('speedup_vs_compile'),
+                task_error=task_error_of(steps), turns=len(steps))
 
 # %% ../nbs/14_explore.ipynb #bc663e86
 def index_row(f) -> dict:
-    "Header and summary of one trajectory file, without its steps."
+    "Header and summary of one trajectory file (its steps only when it has no summary): outcome and state as the report labels them."
     with open(f) as fh: h = json.loads(fh.readline())
     try: sm = json.loads(_last_line(f)); sm = sm if sm.get('type') == 'summary' else None
     except ValueError: sm = None
-    sm_ = sm or {}
-    return dict(task_id=h['task_id'], sample=h['sample'], level=level_of(h['task_id']), outcome=_outcome(sm),
-                best_reward=sm_.get('best_reward'), speedup_vs_eager=sm_.get('best_speedup_vs_eager'),
-                speedup_vs_compile=sm_.get('best_speedup_vs_compile'), turns=sm_.get('turns'), language=h.get('language', 'cuda'), file=str(f))
+    b = _best_of(f, sm)
+    return dict(task_id=h['task_id'], sample=h['sample'], level=level_of(h['task_id']), outcome=outcome_label(**b), state=state_of(sm),
+                best_reward=b['reward'], speedup_vs_eager=b['speedup_vs_eager'], speedup_vs_compile=b['speedup_vs_compile'],
+                turns=b['turns'], language=h.get('language', 'cuda'), backend=h.get('backend'), file=str(f))
 
 # %% ../nbs/14_explore.ipynb #2219dc97
 def index_trajectories(src) -> tuple[pd.DataFrame, list[str]]:
@@ -161,9 +166,10 @@ def verify_html(result: dict|None, shown: str = '') -> str:
     if result.get('stage') == 'compile' and result.get('compiled'): return "<b>compiled</b> True · compile only: not verified, not scored"
     f = lambda v: '' if v is None else f"{v:.3g}x"
     flags = ', '.join(result.get('flags') or []) or 'none'
+    se, sc = result.get('speedup_vs_eager'), result.get('speedup_vs_compile')
+    speed = f" · <b>vs eager</b> {f(se)} · <b>vs compile</b> {f(sc)}" if se is not None or sc is not None else " · not timed in this turn"
     head = (f"<b>compiled</b> {result.get('compiled')} · <b>correct</b> {result.get('correct')} · <b>reward</b> "
-            f"{_num(result.get('reward'))} · <b>vs eager</b> {f(result.get('speedup_vs_eager'))} · <b>vs compile</b> "
-            f"{f(result.get('speedup_vs_compile'))} · <b>flags</b> {flags} · <b>stage</b> {result.get('stage')}")
+            f"{_num(result.get('reward'))}{speed} · <b>flags</b> {flags} · <b>stage</b> {result.get('stage')}")
     if result.get('compiled') is False:       # the observation already shows the compiler's errors: once is enough
         log = (result.get('compile_log') or '').strip()
         return head + (f"<details><summary>the whole compile log</summary>{log_html(log)}</details>" if log and log not in shown else '')
@@ -178,41 +184,54 @@ def call_html(action: dict|None, parse_error: str|None = None) -> str:
     return (f"<pre>{html.escape(action['tool'])}({html.escape(short)})</pre>" +
             ''.join(f"<div><b>{k}</b></div>{code_html(v[:20000], '' if k == 'command' else args.get('path') or '')}" for k, v in code.items()))
 
+# %% ../nbs/14_explore.ipynb #8c10b521
+def language_label(header: dict) -> str:
+    "What the agent wrote, and for which backend: 'cuda' on the CPU backend is C++ (the language names a path, not a device)."
+    lang, be = header.get('language', 'cuda'), header.get('backend', 'cuda')
+    return f"{'triton' if lang == 'triton' else 'C++' if be == 'cpu' else 'CUDA'} kernels · {be} backend"
+
 # %% ../nbs/14_explore.ipynb #0921d403
 def step_html(traj: dict, i: int, versions: list[dict]|None = None) -> dict:
     "HTML fragments for step i: header, text, call, observation, diff, verify, profile."
     s = traj['steps'][i]; versions = versions or file_versions(traj); r = s.get('result') or None
-    lang = (traj.get('header') or {}).get('language', 'cuda')
+    lang = language_label(traj.get('header') or {})
     return dict(header=f"<b>turn {s['turn']}</b> of {len(traj['steps'])} · {lang} · reward {_num(s.get('reward'))} · {_tokens(s.get('tokens'))}",
                 text=f"<pre>{html.escape(s.get('model_text') or '')}</pre>", call=call_html(s.get('action'), s.get('parse_error')),
                 observation=log_html(s.get('observation')), diff=diff_html(step_diff(versions, i)), verify=verify_html(r, s.get('observation') or ''),
                 profile=profile_table(r).to_html(index=False, na_rep='', float_format='{:.4g}'.format) if r and r.get('timings') else '<i>no profile in this turn</i>')
 
 # %% ../nbs/14_explore.ipynb #84e576a2
+TURN_COLUMNS = ['turn', 'tool', 'reward', 'speedup_vs_eager', 'speedup_vs_compile', 'prompt_tokens', 'completion_tokens']
+
 def turn_table(traj: dict) -> pd.DataFrame:
-    "Per turn: reward, speedups, prompt and completion tokens."
+    "Per turn: reward, speedups, prompt and completion tokens (no rows, the same columns, for a header-only trajectory)."
     rows = []
     for s in traj['steps']:
         r, tok = s.get('result') or {}, s.get('tokens') or {}
         rows.append(dict(turn=s['turn'], tool=(s.get('action') or {}).get('tool'), reward=s.get('reward'),
                          speedup_vs_eager=r.get('speedup_vs_eager'), speedup_vs_compile=r.get('speedup_vs_compile'),
                          prompt_tokens=tok.get('prompt'), completion_tokens=tok.get('completion')))
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=TURN_COLUMNS)
 
 # %% ../nbs/14_explore.ipynb #49d5b25c
 def turn_figure(traj: dict, widget: bool = False):
-    "Reward / speedup (top) and tokens (bottom) across turns; a FigureWidget when `widget`."
+    "Reward (top), speedups (middle, their own axis) and tokens (bottom) across turns, each panel titled; a FigureWidget when `widget`."
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
     t = turn_table(traj)
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.6, 0.4], vertical_spacing=0.08)
-    for c, name in (('reward', 'reward'), ('speedup_vs_eager', 'vs eager'), ('speedup_vs_compile', 'vs compile')):
+    fig = make_subplots(rows=3, cols=1, shared_xaxes=True, row_heights=[0.3, 0.35, 0.35], vertical_spacing=0.09,
+                        subplot_titles=('reward (milestone, -1 to 3)', 'speedup (x, 1 = as fast)', 'tokens'))
+    for c, name, row in (('reward', 'reward', 1), ('speedup_vs_eager', 'vs eager', 2), ('speedup_vs_compile', 'vs compile', 2)):
         d = t[t[c].notna()]
-        fig.add_trace(go.Scatter(x=d['turn'], y=d[c], mode='lines+markers', name=name, hovertext=d['tool']), 1, 1)
-    fig.add_trace(go.Bar(x=t['turn'], y=t['completion_tokens'], name='completion tokens'), 2, 1)
-    fig.add_trace(go.Bar(x=t['turn'], y=t['prompt_tokens'], name='prompt tokens', visible='legendonly'), 2, 1)
+        fig.add_trace(go.Scatter(x=d['turn'], y=d[c], mode='lines+markers', name=name, hovertext=d['tool']), row, 1)
+    fig.add_trace(go.Bar(x=t['turn'], y=t['completion_tokens'], name='completion tokens'), 3, 1)
+    fig.add_trace(go.Bar(x=t['turn'], y=t['prompt_tokens'], name='prompt tokens', visible='legendonly'), 3, 1)
     fig.add_vline(x=t['turn'].iloc[0] if len(t) else 0, line_color='black', line_dash='dot')
-    fig.update_layout(height=380, margin=dict(t=30, b=30), title=f"{traj['header']['task_id']} #{traj['header']['sample']}")
+    fig.update_xaxes(title_text='turn', row=3, col=1, dtick=1 if len(t) <= 20 else None)
+    fig.update_yaxes(title_text='reward', row=1, col=1, dtick=1); fig.update_yaxes(title_text='speedup', row=2, col=1)
+    fig.update_yaxes(title_text='tokens', row=3, col=1, rangemode='tozero')
+    h = traj['header']
+    fig.update_layout(height=520, margin=dict(t=50, b=40), title=f"{h['task_id']} #{h['sample']}" + ('' if len(t) else ' · header only: no turn played'))
     return go.FigureWidget(fig) if widget else fig
 
 # %% ../nbs/14_explore.ipynb #c707c3cb
@@ -233,7 +252,8 @@ class Explorer:
         self.panes = {k: W.HTML() for k in ('header', 'text', 'call', 'observation', 'diff', 'verify', 'profile')}
         self.fig = None; self.fig_box = W.Box(); self.traj = self.file = None; self.scroller = W.Output()
         for w in (self.level, self.outcome, self.min_reward): w.observe(lambda _: self._refilter(), 'value')
-        self.chooser.observe(lambda ch: ch['new'] and ch['new'] != self.file and self.show(ch['new']), 'value')
+        self.quiet = False                # while `show` resets the filters, the chooser's own changes open nothing
+        self.chooser.observe(lambda ch: ch['new'] and not self.quiet and ch['new'] != self.file and self.show(ch['new']), 'value')
         self.step.observe(lambda ch: self._render(ch['new'] - 1), 'value')
         self._refilter()
         if file: self.show(str(file))
@@ -241,8 +261,8 @@ class Explorer:
 # %% ../nbs/14_explore.ipynb #7545b089
 def _label(r) -> str:
     sp = '' if pd.isna(r.speedup_vs_compile) else f" · {r.speedup_vs_compile:.2f}x vs compile"
-    lang = getattr(r, 'language', 'cuda')
-    return f"{r.task_id} #{r.sample} · {r.outcome}{sp}" + (f" · {lang}" if lang not in ('cuda', None) else '')
+    lang = getattr(r, 'language', 'cuda'); state = getattr(r, 'state', 'finished')
+    return f"{r.task_id} #{r.sample} · {r.outcome}{sp}" + (f" · {state}" if state != 'finished' and r.outcome != 'header only' else '') + (f" · {lang}" if lang not in ('cuda', None) else '')
 
 # %% ../nbs/14_explore.ipynb #321c9a71
 def _refilter(self: Explorer):
@@ -252,17 +272,25 @@ def _refilter(self: Explorer):
 Explorer._refilter = _refilter
 
 # %% ../nbs/14_explore.ipynb #874383b0
+def _show_all(self: Explorer):
+    "Reset the filters, so the chooser lists every trajectory."
+    self.level.value, self.outcome.value, self.min_reward.value = 'all', 'all', -9
+
 def show(self: Explorer, file: str, reveal: bool = False):
-    "Open one trajectory file in the explorer (at turn 1); `reveal` scrolls the page to it."
-    self.file, self.traj = str(file), load_trajectory(str(file)); self.versions = file_versions(self.traj)
-    if self.file in {v for _, v in self.chooser.options}: self.chooser.value = self.file    # keep the chooser in step
+    "Open one trajectory file in the explorer (at turn 1), the chooser naming it (filters reset if they hid it); `reveal` scrolls the page to it."
+    file, self.quiet = str(file), True
+    try:                                                 # the filters reset when they hide it (a bar click), the chooser names it
+        if file not in {v for _, v in self.chooser.options}: self._show_all()
+        if file in {v for _, v in self.chooser.options}: self.chooser.value = file
+    finally: self.quiet = False
+    self.file, self.traj = file, load_trajectory(file); self.versions = file_versions(self.traj)
     n = max(len(self.traj['steps']), 1)
     self.fig = turn_figure(self.traj, widget=True); self.fig_box.children = [self.fig]
     self.step.max = self.play.max = n
     if self.step.value == 1: self._render(0)
     else: self.step.value = 1
     if reveal: self.reveal()
-Explorer.show = show
+Explorer._show_all, Explorer.show = _show_all, show
 
 # %% ../nbs/14_explore.ipynb #e25b0006
 def reveal(self: Explorer):
@@ -274,8 +302,14 @@ Explorer.reveal = reveal
 
 # %% ../nbs/14_explore.ipynb #1ecec29b
 def _render(self: Explorer, i: int):
-    "Fill the panes for step i and move the turn marker on both panels (reward / speedup and tokens)."
-    if not self.traj or not self.traj['steps']: return
+    "Fill the panes for step i and move the turn marker on every panel (reward, speedups, tokens)."
+    if not self.traj: return
+    if not self.traj['steps']:                      # header only: said, and nothing of the trajectory shown before left on screen
+        h = self.traj['header']
+        for k in self.panes: self.panes[k].value = ''
+        self.panes['header'].value = (f"<b>header only</b> · {html.escape(h['task_id'])} #{h['sample']} was cut off before its first turn "
+                                      f"(started {h.get('started', '?')}); cawb rollout ... --resume plays it")
+        self.shown_turn = None; return
     for k, v in step_html(self.traj, i, self.versions).items(): self.panes[k].value = _CSS + f"<div class='cawb'>{v}</div>"
     self.shown_turn = self.traj['steps'][i]['turn']
     with self.fig.batch_update():
@@ -288,7 +322,8 @@ def widget(self: Explorer):
     W, p = self.W, self.panes
     if not len(self.index): return W.HTML(f"<b>No trajectories to explore</b> ({len(self.errors)} unreadable).")
     sec = lambda title, w, width='auto': W.VBox([W.HTML(f"<h4 style='margin:4px 0'>{title}</h4>"), w], layout=W.Layout(width=width))
-    return W.VBox([self.scroller, W.HBox([self.level, self.outcome, self.min_reward]), self.chooser, W.HBox([self.play, self.step]),
+    legend = W.HTML(f"<details><summary>what the outcome labels mean</summary>{_CSS}<div class='cawb'>{outcome_legend_html(self.index['outcome'].value_counts().to_dict())}</div></details>")
+    return W.VBox([self.scroller, W.HBox([self.level, self.outcome, self.min_reward]), legend, self.chooser, W.HBox([self.play, self.step]),
                    p['header'], self.fig_box,
                    W.HBox([sec('model text', p['text'], '50%'), sec('tool call', p['call'], '50%')]),     # side by side, half each
                    sec('observation', p['observation']), sec('diff vs previous version', p['diff']),

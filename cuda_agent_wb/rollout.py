@@ -17,11 +17,14 @@ from .client import ServiceError
 from .agent import KernelEnv, solution_hash, _safe_id
 from .policy import PolicyOutput, PolicyError, ContextExceeded, ScriptedPolicy, ReplayPolicy, append_turn, load_script, script_path, read_trajectory
 from .agent_triton import check_language, make_kernel_env, language_script_path
+from .interrupts import Interrupted, interrupted
 
 # %% auto #0
-__all__ = ['TrajectoryWriter', 'drop_torn_tail', 'make_header', 'make_step', 'best_step', 'make_summary', 'task_error_of',
-           'trajectory_invalid', 'chat_from_trajectory', 'trajectory_stem', 'run_trajectory', 'missed',
-           'load_trajectories', 'EvaluatorPool', 'rollout', 'best_per_task', 'make_policy_factory']
+__all__ = ['MAX_EPISODES', 'JOBS_FILE', 'TrajectoryWriter', 'drop_torn_tail', 'make_header', 'make_step', 'best_step',
+           'make_summary', 'task_error_of', 'trajectory_invalid', 'chat_from_trajectory', 'trajectory_stem',
+           'run_trajectory', 'missed', 'drop_interrupted_summary', 'load_trajectories', 'EvaluatorPool',
+           'check_episode_count', 'record_jobs', 'run_progress', 'describe_progress', 'rollout', 'best_per_task',
+           'make_policy_factory']
 
 # %% ../nbs/09_rollout.ipynb #c30f26fb
 class TrajectoryWriter:
@@ -157,7 +160,8 @@ def run_trajectory(task: Task, policy, evaluator, out_dir, sample: int = 0, back
     "Play one episode of `policy` on `task`, recording it to OUT/<task>__s<k>.jsonl; returns the summary."
     out_dir = Path(out_dir); stem = trajectory_stem(task, sample); path = out_dir/f"{stem}.jsonl"
     prior = read_trajectory(path) if resume and path.exists() else None
-    if prior and prior['summary']: return prior['summary']
+    if prior and prior['summary'] and not drop_interrupted_summary(path): return prior['summary']
+    if prior and prior['summary']: prior['summary'] = None              # interrupted: played on from its last recorded step
     if prior and prior['header'] and prior['header']['task_hash'] != task.hash:
         raise ValueError(f"{path}: recorded for another version of task {task.id}; use a new --out or delete the file")
     if prior and prior['header'] and prior['header'].get('language', 'cuda') != language:
@@ -187,15 +191,33 @@ def missed(steps: list, max_misses: int|None) -> bool:
     "Whether the last `max_misses` steps all had no readable tool call."
     return bool(max_misses) and len(steps) >= max_misses and all(s.get('action') is None for s in steps[-max_misses:])
 
+# %% ../nbs/09_rollout.ipynb #9ce2d768
+def drop_interrupted_summary(path) -> bool:
+    "Take an `interrupted` summary off the end of a trajectory file, so resuming plays on; whether there was one."
+    p = Path(path); data = p.read_bytes().rstrip(b'\n'); cut = data.rfind(b'\n') + 1
+    try: last = json.loads(data[cut:])
+    except ValueError: return False
+    if last.get('type') != 'summary' or last.get('stop_reason') != 'interrupted': return False
+    p.write_bytes(data[:cut]); return True
+
 # %% ../nbs/09_rollout.ipynb #73a95dc1
+def _turn(env, policy, messages):
+    "Ask the policy, step the environment: (reply, step, policy seconds, tool seconds)."
+    t0 = time.time(); out = policy.act(messages, env.tools)
+    t1 = time.time(); st = env.step(out.action, out.parse_error)
+    return out, st, t1 - t0, time.time() - t1
+
 def _play(env, policy, messages, steps, writer, out_dir, stem, max_misses=None) -> dict:
     stop = env.stop_reason
     while not env.done:
-        t0 = time.time()
-        try: out = policy.act(messages, env.tools)
+        if interrupted(): stop = 'interrupted'; break
+        try: out, st, policy_s, tool_s = _turn(env, policy, messages)
         except ContextExceeded: stop = 'context'; break
-        t1 = time.time(); st = env.step(out.action, out.parse_error); t2 = time.time()
-        rec = make_step(env.turn, out, st, t1 - t0, t2 - t1)
+        except Exception:
+            if interrupted(): stop = 'interrupted'; break         # its helpers were ended under it
+            raise
+        if interrupted(): stop = 'interrupted'; break             # came back after the signal: maybe cut, so played again
+        rec = make_step(env.turn, out, st, policy_s, tool_s)
         if out.call_id: rec['call_id'] = out.call_id
         writer.write(rec); steps.append(rec); append_turn(messages, out, st.observation)
         stop = env.stop_reason
@@ -273,20 +295,72 @@ def _row(task, k, summary=None, error=None) -> dict:
     return dict(task_id=task.id, sample=k, **{k2: v for k2, v in (summary or {}).items() if k2 != 'type'},
                 error=error)
 
+# %% ../nbs/09_rollout.ipynb #55421482
+MAX_EPISODES = 1_000_000
+JOBS_FILE = 'rollout_jobs.json'
+
+def check_episode_count(n_tasks: int, samples: int):
+    "A ValueError in one sentence if `n_tasks` x `samples` episodes is more than a run can list (`MAX_EPISODES`)."
+    if n_tasks * samples > MAX_EPISODES:
+        raise ValueError(f"{n_tasks} task(s) x {samples} samples is more than {MAX_EPISODES:,} episodes: lower --samples or split the tasks")
+
+# %% ../nbs/09_rollout.ipynb #2d455ba2
+def record_jobs(out_dir, jobs) -> list[dict]:
+    "Write OUT/rollout_jobs.json: the run's (task, sample) pairs, an earlier run's first; returns them."
+    f = Path(out_dir)/JOBS_FILE
+    try: old = json.loads(f.read_text())['jobs'] if f.is_file() else []
+    except (ValueError, KeyError, TypeError): old = []
+    seen = {j['stem'] for j in old}
+    new = [dict(task_id=t.id, sample=k, stem=trajectory_stem(t, k)) for t, k in jobs if trajectory_stem(t, k) not in seen]
+    f.write_text(json.dumps(dict(jobs=old + new), indent=0)); return old + new
+
+# %% ../nbs/09_rollout.ipynb #44c1ccf8
+def _state(path: Path) -> str:
+    "finished, interrupted, cut off (no summary record) or unreadable."
+    try: t = read_trajectory(path)
+    except (OSError, ValueError): return 'unreadable'
+    sm = t['summary']
+    return 'cut off' if not sm else 'interrupted' if sm.get('stop_reason') == 'interrupted' else 'finished'
+
+def run_progress(out_dir) -> dict:
+    "A run's episodes by state: finished, interrupted, cut off, unreadable (trajectory files) and not started (listed in rollout_jobs.json, no file): stems."
+    d = Path(out_dir); files = {f.stem: f for f in _traj_files(d)} if d.is_dir() else {}
+    try: listed = [j['stem'] for j in json.loads((d/JOBS_FILE).read_text())['jobs']]
+    except (OSError, ValueError, KeyError, TypeError): listed = []
+    out = {k: [] for k in ('finished', 'interrupted', 'cut off', 'unreadable', 'not started')}
+    for stem, f in sorted(files.items()): out[_state(f)].append(stem)
+    out['not started'] = [s for s in listed if s not in files]
+    return out
+
+# %% ../nbs/09_rollout.ipynb #db77e222
+def describe_progress(out_dir) -> str:
+    "One line: how many of a run's episodes finished, were interrupted, cut off or never started, and where."
+    p = run_progress(out_dir); n = sum(map(len, p.values()))
+    rest = ', '.join(f"{len(v)} {k}" for k, v in p.items() if v and k != 'finished')
+    return f"{len(p['finished'])} of {n} trajectories finished in {out_dir}" + (f" ({rest})" if rest else '')
+
 # %% ../nbs/09_rollout.ipynb #a06988b9
 def rollout(tasks: list, make_policy, evaluator, out_dir, samples: int = 1, workers: int = 1, resume: bool = False,
             progress: bool = True, jobs: list|None = None, **kw) -> pd.DataFrame:
     "Play every task `samples` times (or the `(task, sample)` pairs in `jobs`), `workers` episodes at once; one row per trajectory."
     from tqdm.auto import tqdm
     out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
+    if jobs is None: check_episode_count(len(tasks), samples)
     jobs = [(t, k) for t in tasks for k in range(samples)] if jobs is None else list(jobs)
+    record_jobs(out_dir, jobs)
     def one(t, k):
+        if interrupted(): return None                                  # not started
         try: return _row(t, k, run_trajectory(t, make_policy(t, k), evaluator, out_dir, k, resume=resume, **kw))
         except (PolicyError, ValueError, OSError, ServiceError) as e: return _row(t, k, error=str(e))   # ServiceError: an env server's, named
     rows = []
     with ThreadPoolExecutor(max(1, workers)) as pool, tqdm(total=len(jobs), desc='rollout', disable=not progress, file=sys.stderr) as bar:
         for fut in as_completed([pool.submit(one, t, k) for t, k in jobs]):
-            rows.append(fut.result()); bar.update(1)
+            try: row = fut.result()
+            except Exception:
+                if not interrupted(): raise                            # else: the helpers were ended under it
+                row = None
+            if row is not None: rows.append(row); bar.update(1)        # None: not started (interrupted)
+    if interrupted(): raise Interrupted(describe_progress(out_dir))
     df = pd.DataFrame(rows).sort_values(['task_id', 'sample']).reset_index(drop=True)
     df.to_json(out_dir/'rollout_summary.jsonl', orient='records', lines=True)
     return df

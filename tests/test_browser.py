@@ -145,3 +145,60 @@ def test_explorer_on_a_failing_run(lab, tmp_path):
         text = page.inner_text('.jp-NotebookPanel')
         browser.close()
     assert 'Traceback' not in text, text[:2000]
+
+
+def mixed_run(tmp_path) -> Path:
+    "The bundled CPU trajectories with the first one cut right after its header (a rollout killed as its episode began)."
+    d = tmp_path/'mixed'; shutil.copytree(ROOT/'data/trajectories/cpu', d, ignore=shutil.ignore_patterns('report', 'best', 'work'))
+    first = sorted(d.glob('*__s*.jsonl'))[0]
+    first.write_text(first.read_text().splitlines()[0] + '\n')
+    return d
+
+
+def test_explorer_on_a_run_cut_short_and_a_bar_click_under_a_filter(lab, tmp_path):
+    "Issue 49: a header-only first trajectory is shown as such (no KeyError, nothing stale); the legend is there; a bar click on a trajectory the outcome filter hides names it in the chooser."
+    from playwright.sync_api import sync_playwright
+    from cuda_agent_wb.explore import index_trajectories
+    from cuda_agent_wb.eval import best_solutions
+    url, token = lab
+    run = mixed_run(tmp_path)
+    idx, _ = index_trajectories(run)
+    best, _ = best_solutions(run)
+    top = best.sort_values('speedup_vs_compile', ascending=False).iloc[0]                  # the tallest bar
+    hide = next(o for o in idx['outcome'].unique() if o != idx.set_index('file').loc[top['file'], 'outcome'] and o != 'header only')
+    errors = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=['--no-sandbox', '--disable-gpu', '--no-first-run'])
+        page = browser.new_page(viewport={'width': 1400, 'height': 1800})
+        page.on('console', lambda m: errors.append(m.text) if m.type == 'error' else None)
+        rel = explorer_copy('explore_cut_short', run)
+        page.goto(f'{url}/lab/workspaces/{Path(rel).stem}/tree/{rel}?token={token}&reset', timeout=120_000)
+        page.wait_for_function("window.jupyterapp && window.jupyterapp.shell.currentWidget && window.jupyterapp.shell.currentWidget.sessionContext"
+                               " && window.jupyterapp.shell.currentWidget.sessionContext.session && window.jupyterapp.shell.currentWidget.sessionContext.session.kernel", timeout=120_000)
+        page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        page.wait_for_function("document.querySelector('.cawb-explorer') && document.querySelector('.cawb-explorer').innerText.includes('header only')", timeout=180_000)
+        panel = page.locator('.cawb-explorer').inner_text()
+        assert 'was cut off before its first turn' in panel and 'what the outcome labels mean' in panel, panel[:2000]
+        page.wait_for_timeout(2000); shot(page, 'explorer_header_only.png')
+        page.locator('.cawb-explorer details summary').first.click(); page.wait_for_timeout(500)
+        assert 'faster than compile' in page.locator('.cawb-explorer details').first.inner_text()
+        shot(page, 'explorer_legend.png')
+        page.locator('.cawb-explorer details summary').first.click(); page.wait_for_timeout(500)   # closed again: `header` reads the first 'turn '
+        page.locator('.cawb-explorer select').nth(1).select_option(label=hide)             # the outcome filter hides the tallest bar's
+        page.wait_for_timeout(1500)
+        bars = page.locator('.js-plotly-plot').last.locator('.barlayer .point path')
+        bars.nth(0).scroll_into_view_if_needed(); page.wait_for_timeout(500)
+        box = bars.nth(0).bounding_box()
+        page.mouse.click(box['x'] + box['width'] / 2, box['y'] + box['height'] * 0.7)
+        label = f"{top['task_id']} #{top['sample']} · "
+        page.wait_for_function("(l) => { const s = document.querySelectorAll('.cawb-explorer select')[3]; return s.selectedIndex >= 0 && s.options[s.selectedIndex].text.replace(/\\u00a0/g, ' ').startsWith(l); }",
+                               arg=label, timeout=90_000)
+        wait_header(page, '1 of')
+        chosen = page.locator('.cawb-explorer select').nth(3).evaluate('s => s.options[s.selectedIndex].text').replace('\xa0', ' ')   # the DOM's spaces are non-breaking
+        assert chosen.startswith(label), chosen                                                # the chooser names what is shown
+        assert page.locator('.cawb-explorer select').nth(1).input_value() == 'all'
+        page.wait_for_timeout(1000); page.screenshot(path=str(ARTIFACTS / 'explorer_bar_click_under_filter.png'))
+        text = page.inner_text('.jp-NotebookPanel')
+        browser.close()
+    (ARTIFACTS/'explorer_cut_short_console_errors.txt').write_text('\n'.join(errors))
+    assert 'Traceback' not in text and 'KeyError' not in text, text[:2000]

@@ -188,3 +188,26 @@ def test_trainer_plays_its_agentic_episodes_on_the_env_server(tmp_path):
     assert info['episodes']['started'] == 2, info
     m = read_metrics(tmp_path/'run'/'metrics.jsonl')
     assert list(m['stage']) == ['agentic'] and m['episodes'].iloc[0] == 2
+
+
+def test_sigterm_removes_the_temporary_workdirs_and_a_bad_message_is_one_sentence():
+    "Preemption's SIGTERM: the server shuts down, removes its temporary workdirs folder, says so, exits 143."
+    from websockets.sync.client import connect
+    import json
+    srv = EnvServer(free_port(), '--backend', 'cpu').start()
+    try:
+        root = wait_for('the workdirs folder named', lambda: re.search(r'workdirs under (\S+)', ''.join(srv.lines)))[1]
+        assert os.path.isdir(root)
+        with connect(srv.url.replace('http', 'ws') + '/ws', open_timeout=60) as ws:
+            ws.send(json.dumps({'type': 'reset', 'data': {'task_id': 'relu'}})); assert json.loads(ws.recv(120))['type'] == 'observation'
+            ws.send(json.dumps({'type': 'step', 'data': {'tool': 'verify', 'colour': 1}}))
+            err = json.loads(ws.recv(120))
+        assert err['type'] == 'error' and 'errors' not in err['data'] and 'pydantic' not in json.dumps(err), err
+        assert err['data']['message'] == "invalid message: unknown field 'colour'", err
+        srv.proc.send_signal(signal.SIGTERM)
+        assert srv.proc.wait(60) == 143, ''.join(srv.lines)
+    finally: srv.stop()
+    time.sleep(0.5)                                              # the reader thread has the last lines
+    out = ''.join(srv.lines)
+    assert not os.path.exists(root), out
+    assert 'cawb: stopped by SIGTERM: the env server stopped; its episodes ended and their workdirs were removed' in out and 'Traceback' not in out, out

@@ -216,7 +216,7 @@ def test_cli_evaluate_json_valid():
 
 def test_cli_evaluate_json_rejected_and_usage_errors(tmp_path):
     r = run_cawb('evaluate', TASK['relu'], SOL / 'relu_torch_python', '--backend', 'cpu', '--json', '--stages', 'compile,verify')
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == 3, r.stderr                  # rejected (issue 49: 0 accepted, 3 rejected, 1 not evaluated)
     res = json.loads(r.stdout.strip().splitlines()[-1])
     assert res['correct'] is False and res['reward'] == -1 and 'forbidden_op' in res['flags']
     r = run_cawb('evaluate', TASK['relu'], tmp_path / 'missing', '--json')

@@ -13,6 +13,7 @@ from pathlib import Path
 from fastcore.basics import patch
 from ..tasks import Task
 from .filters import check_dynamic, compile_env, DYNAMIC_STAGES, FilterConfig
+from ..interrupts import check_interrupt
 
 # %% auto #0
 __all__ = ['WorkerPool', 'default_workers', 'Checker', 'counted', 'out_of_memory', 'filter_fingerprint', 'CheckCache', 'passed',
@@ -207,6 +208,7 @@ def run_dynamic(recs: list, checker: Checker, cache: CheckCache) -> None:
         if hit is None: todo.append(r)
         else: r['stages'] += hit['stages']; r['metrics'] = hit['metrics']
     def record(k, res):
+        check_interrupt()             # after SIGINT / SIGTERM a result may be a worker ended under it: not cached, checked again on resume
         cache.add(todo[k]['hash'], res); todo[k]['stages'] += res['stages']; todo[k]['metrics'] = res['metrics']
     retry = []
     for k, res in checker.run([(k, r['task']) for k, r in enumerate(todo)]):

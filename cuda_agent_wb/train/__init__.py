@@ -18,6 +18,7 @@ from .metrics import *
 from .trainer import *
 from .ppo import *
 from .rft import *
+from ..interrupts import Interrupted
 
 # %% auto #0
 __all__ = ['run_pipeline', 'config_from_args', 'main', 'launch_command']
@@ -36,6 +37,7 @@ def run(self: Trainer) -> Path:
             self.state['done'].append(s); self.state.update(stage=None, step=0)
             self.save_checkpoint()
         t0 = time.time(); self.export(self.out/'final'); self.log_save_time('export', time.time() - t0)
+    except Interrupted: self.save_checkpoint(); raise       # raised only where the state is whole: between iterations, epochs, or before an update
     finally: self.close()
     return self.out
 

@@ -17,6 +17,7 @@ from .config import STAGES
 from .trainer import rollout_stats, Trainer, _mean, full_params
 from .actor import holding_device
 from ..profile import DeviceLock, device_lock_key
+from ..interrupts import check_interrupt
 
 # %% auto #0
 __all__ = ['HELDOUT_STATS', 'loss_units', 'batch_stats']
@@ -171,6 +172,7 @@ def ppo_iteration(self: Trainer, stage: int, it: int) -> dict:
     "Collect one iteration of rollouts, score them, run the PPO update; returns the metrics record."
     c, t0, g0 = self.cfg, time.time(), self.policy().busy_s
     trajs, held = self.collect_with_held_out(stage, it)
+    check_interrupt()                     # episodes cut by a signal are not trained on: the iteration is played again on resume
     t1, gen_s = time.time(), self.policy().busy_s - g0
     if not trajs: raise RuntimeError(f"stage {stage} iteration {it}: no trajectory was recorded (see the rollout_summary.jsonl "
                                      f"under {self.out/'trajectories'/STAGES[stage]} for the episodes' errors)")
@@ -223,6 +225,7 @@ def ppo_stage(self: Trainer, stage: int, iterations: int):
         bar.set_postfix(reward=_shown(rec.get('reward_mean'), 3), kl=_shown(rec.get('kl'), 4))   # None: every episode a task error
         self.state['step'] = it + 1
         if (it + 1) % self.cfg.save_every == 0 or it + 1 == iterations: self.save_checkpoint()
+        check_interrupt()                 # between iterations: `run` saves the checkpoint
 
 # %% ../../nbs/12_train_8_ppo.ipynb #3ca9bb54
 @patch

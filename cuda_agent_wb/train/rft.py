@@ -18,6 +18,7 @@ from .envs import BisectPolicy, GuessEnv
 from .actor import play_lockstep, _play_one
 from .trainer import full_params, rollout_stats, Trainer, _mean
 from .ppo import _sync, _wmean
+from ..interrupts import check_interrupt
 
 # %% auto #0
 __all__ = ['validate_action', 'redundant_loop', 'rft_reject_reason', 'rft_filter', 'load_rft_dataset', 'cosine_lr',
@@ -208,6 +209,7 @@ def rft_stage(self: Trainer):
         self.state['sft_step'] = self.sft_epoch(eps, epoch, self.state['sft_step'])
         self.state['step'] = epoch + 1
         if (epoch + 1) % c.save_every == 0 or epoch + 1 == c.sft_epochs: self.save_checkpoint()
+        check_interrupt()
 
 # %% ../../nbs/12_train_9_rft.ipynb #a45d4df5
 @patch
@@ -246,3 +248,4 @@ def value_stage(self: Trainer):
             self.state['value_step'] += 1
         self.state['step'] = epoch + 1
         if (epoch + 1) % c.save_every == 0 or epoch + 1 == c.value_epochs: self.save_checkpoint()
+        check_interrupt()
