@@ -60,7 +60,7 @@ def _pack(self: InputPool, p: int):
 def roll(self: InputPool, shift: int):
     "New values for every set: each buffer rotated by `shift` elements."
     for b in self.buffers:
-        if b.numel(): b.copy_(torch.roll(b, shift % b.numel()))
+        if b.numel() > 1: b.copy_(torch.roll(b, 1 + shift % (b.numel() - 1)))    # never a whole turn
 
 # %% ../nbs/06b_clock.ipynb #6974be1b
 COMMAND, REPLY = struct.Struct('<iiqq'), struct.Struct('<iq')     # (command, function, a, b); (status, checksum or count)
