@@ -89,7 +89,7 @@ def cpu_part(a) -> dict:
         t0 = time.perf_counter()
         subprocess.run([load, str(ROOT / '.venv/bin/cawb'), 'demo', '--out', str(out)], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
         best = {}
-        for f in sorted(out.glob('*.jsonl')):
+        for f in sorted(out.glob('*__s*.jsonl')):                # trajectories, not rollout_summary.jsonl
             s = [json.loads(l) for l in f.read_text().splitlines() if l.strip()]
             summ = next((x for x in s if x.get('type') == 'summary'), {})
             best[f.stem] = {'reward': summ.get('best_reward'), 'speedup_vs_eager': summ.get('best_speedup_vs_eager')}
