@@ -193,11 +193,11 @@ def test_decoy_kernel_under_kernelbench_rules(ev):
 
 
 def test_tasks_audit_lists_degenerate_tasks(tmp_path):
-    "cawb tasks audit: the near-zero test tasks are degenerate_output (zeros and a constant pass atol), relu is not."
+    "cawb tasks audit: the near-zero test tasks are degenerate_output (zeros and a constant pass atol), and so is copy_1k (its output is its input: bench/timing_fair.py's null task); relu is not."
     r = run_cawb('tasks', 'audit', ROOT / 'tests/tasks', '--out', tmp_path / 'audit.json')
     assert r.returncode == 0, r.stderr
     rep = json.loads((tmp_path / 'audit.json').read_text())
-    assert set(rep['degenerate']) == {'small_mean', 'tiny_scale'} and rep['summary']['error'] == 0, rep['summary']
+    assert set(rep['degenerate']) == {'small_mean', 'tiny_scale', 'copy_1k'} and rep['summary']['error'] == 0, rep['summary']
     assert 'tiny_scale: degenerate_output (output 0: zeros; output 0: constant)' in r.stdout
     assert next(t for t in rep['tasks'] if t['id'] == 'relu_2us')['status'] == 'ok'
 

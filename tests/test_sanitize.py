@@ -60,7 +60,7 @@ def test_cli_evaluate_sanitize():
     "`cawb evaluate --sanitize` on relu_signed_wrap: verification raises nothing (a plain evaluation accepts it); the stage's flag joins the result."
     r = run_cawb('evaluate', TASKS / 'relu.py', SOL / 'relu_signed_wrap', '--backend', 'cpu', '--stages', 'compile,verify', '--sanitize', '--json')
     d = json.loads(r.stdout.strip().splitlines()[-1])
-    assert r.returncode == 0 and d['stage'] == 'verify' and d['flags'] == ['undefined_behavior'], r.stdout + r.stderr     # the only flag
+    assert r.returncode == 3 and d['stage'] == 'verify' and d['flags'] == ['undefined_behavior'], r.stdout + r.stderr     # the only flag; 3: rejected (cawb evaluate's exit status)
     assert 'signed integer overflow' in d['flag_details']['undefined_behavior'] and 'kernels/relu.cpp:' in d['flag_details']['undefined_behavior']
     assert d['reward'] == -1 and d['breakdown']['sanitize']['tools'][0]['status'] == 'flagged' and d['breakdown']['sanitize_s'] > 0
 

@@ -59,7 +59,7 @@ def test_torch_inside_a_launch_is_still_forbidden(ev):
 
 def test_interpreter_timings_labelled_no_speedup_claimed(ev):
     r = ev.evaluate(task_of('relu_odd'), SOL / 'relu_odd_valid')
-    assert r.correct and r.reward == 1 and r.reward_continuous == 0 and not r.flags, r.to_dict()
+    assert r.correct and r.reward == 1 and r.reward_continuous == 0 and not [f for f in r.flags if f not in REVIEW_FLAGS], r.to_dict()   # timing_disturbed is a review flag: it comes with the machine's load
     assert r.speedup_vs_eager is None and r.speedup_vs_compile is None and 'eager' not in r.timings
     assert r.timings['label'] == 'triton-interpreter' and r.timings['candidate']['median'] > 0
     assert [k['name'] for k in r.timings['candidate_kernels']][0] == 'triton::relu_kernel'
