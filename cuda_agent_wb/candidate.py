@@ -301,9 +301,9 @@ def _time_phase(job, chan, task, mod, cand, timer, integrity, order, made, tell)
     with torch.no_grad(): out = cand(*sets[0]); timer.sync()
     call_ms, stored = (time.perf_counter() - t0) * 1e3, TritonLaunches.stored - stored0 if (job.get('triton') or {}).get('interpret') else None   # elements its interpreted launches stored, one call
     own0 = OwnCalls.n
-    kt = kernel_table(lambda *xs: cand(*xs), sets[-1], dev, calls=2, top=25) if order.get('kernels') else []
+    with torch.no_grad(): streams = timer.stream_spans(cand, sets, 10 if call_ms < 50 else 3)   # on a GPU its trace gives the kernel table too
+    kt = (streams['kernels'] if timer.cuda else kernel_table(lambda *xs: cand(*xs), sets[-1], dev, calls=2, top=25)) if order.get('kernels') else []
     tell({'kernels': kt, 'own_calls': OwnCalls.n - own0 if order.get('kernels') else None})
-    with torch.no_grad(): streams = timer.stream_spans(cand, sets, 10 if call_ms < 50 else 3)
     fl = [f for f in (integrity.check(), check_timer_state(timer, made)) if f]
     tell({'timed': True, 'spans': streams.get('spans', []), 'order': streams.get('order'), 'autotune': autotune_choices() if job.get('triton') else None,
           'stored': stored, 'out_elements': sum(t.numel() for t in flat_outputs(out)[0] if isinstance(t, torch.Tensor)), 'flags': [[f.name, f.detail] for f in fl]})

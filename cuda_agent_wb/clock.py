@@ -15,8 +15,8 @@ from .sandbox import ChildDied, copy_for_message
 # %% auto #0
 __all__ = ['COMMAND', 'REPLY', 'BLOCK', 'ROLL', 'FETCH', 'POOL', 'END', 'tensor_words', 'output_checksum', 'InputPool',
            'BlockServer', 'input_bytes', 'tree_sched_ns', 'descendants', 'GpuNeighbours', 'TimedProcess', 'Clock',
-           'CallFailed', 'median_ci', 'kept_rounds', 'paired', 'per_call_us', 'summary', 'check_work_outside_blocks',
-           'check_reply_checksum']
+           'CallFailed', 'waited', 'median_ci', 'kept_rounds', 'paired', 'side_of', 'per_call_us', 'summary',
+           'check_work_outside_blocks', 'check_reply_checksum']
 
 # %% ../nbs/06b_clock.ipynb #69bf4278
 def tensor_words(t: torch.Tensor) -> torch.Tensor:
@@ -35,10 +35,12 @@ def output_checksum(out) -> int:
 
 # %% ../nbs/06b_clock.ipynb #2c8603c1
 class InputPool:
-    "`n` input sets: up to `draws` drawn from consecutive seeds, the rest copies of them; the floating inputs of each position are views of one buffer, each copy rotated to other values, so `roll` gives every set new values in two kernels."
-    def __init__(self, draw, base_seed: int, n: int, draws: int = 8):
-        drawn = [list(draw(base_seed + i)) for i in range(min(n, draws))]
-        self.sets, self.buffers, self.drawn = [list(drawn[i % len(drawn)]) for i in range(n)], [], len(drawn)
+    "`n` input sets: up to `draws` drawn from consecutive seeds (the first of them may come `drawn` already), the rest copies of them; the floating inputs of each position are views of one buffer, each copy rotated to other values, so `roll` gives every set new values in two kernels."
+    def __init__(self, draw, base_seed: int, n: int, draws: int = 8, drawn: list|None = None):
+        m = min(n, draws)
+        drawn = list(drawn or [])[:m]
+        drawn += [list(draw(base_seed + i)) for i in range(len(drawn), m)]
+        self.sets, self.buffers, self.drawn, self.raw_sets = [list(drawn[i % len(drawn)]) for i in range(n)], [], len(drawn), drawn
         for p in range(len(self.sets[0]) if self.sets else 0): self._pack(p)
 
 @patch
@@ -88,10 +90,14 @@ def input_bytes(xs) -> int:
 
 @patch
 def make_pool(self: BlockServer, seed: int, n: int) -> int:
-    "Draw the pool: `n` sets from `seed` on, fewer when they would pass `pool_bytes` (never under 2); how many."
-    self.outs.clear(); self.pool = None                  # freed at once (no cycles); a full collection costs 0.1 s or more
-    fit = max(2, self.pool_bytes // max(1, input_bytes(self.draw(seed))))
-    self.pool = InputPool(self.draw, seed, min(n, fit))
+    "Draw the pool: `n` sets from `seed` on, fewer when they would pass `pool_bytes` (never under 2); how many. A second pool of the same seed reuses the first's draws."
+    raw = self.raw[1] if getattr(self, 'raw', None) and self.raw[0] == seed else None
+    self.outs.clear(); self.pool = self.raw = None       # freed at once (no cycles); a full collection costs 0.1 s or more
+    drawn = raw or [list(self.draw(seed))]
+    m = min(n, max(2, self.pool_bytes // max(1, input_bytes(drawn[0]))))
+    self.pool = InputPool(self.draw, seed, m, drawn=drawn)
+    draws, self.pool.raw_sets = self.pool.raw_sets, None
+    if raw is None: self.raw = (seed, draws)              # kept for the next pool only
     return len(self.pool.sets)
 
 # %% ../nbs/06b_clock.ipynb #7864b554
@@ -226,14 +232,27 @@ def _reply(self: TimedProcess, limit: float, what: str) -> bytes:
 
 @patch
 def command(self: TimedProcess, cmd: int, which: int = 0, a: int = 0, b: int = 0, limit: float = 60.0) -> dict:
-    "Send one command, read its reply: {status, value, ns (this process's clock, send to reply), wait_ns (the child's run-queue wait meanwhile)}."
+    "Send one command, read its reply: {status, value, ns (this process's clock, send to reply), cpu_ns and wait_ns (the child's threads' CPU time and run-queue wait meanwhile)}."
     msg = COMMAND.pack(cmd, which, a, b)
-    _, w0 = self._idle_cpu()
+    c0, w0 = self._idle_cpu()
     t0 = time.perf_counter_ns(); self.conn.send_bytes(msg); raw = self._reply(limit, 'timing'); t1 = time.perf_counter_ns()
     cpu, w1 = tree_sched_ns(self.pid); self.idle_from = cpu
     if len(raw) != REPLY.size: raise ChildDied('protocol', f"{self.name} process answered out of protocol during timing")
     status, value = REPLY.unpack(raw)
-    return {'status': status, 'value': value, 'ns': t1 - t0, 'wait_ns': max(0, w1 - w0)}
+    return {'status': status, 'value': value, 'ns': t1 - t0, 'cpu_ns': max(0, cpu - c0), 'wait_ns': max(0, w1 - w0)}
+
+# %% ../nbs/06b_clock.ipynb #8f12f2ef
+@patch
+def post(self: TimedProcess, cmd: int, which: int = 0, a: int = 0, b: int = 0):
+    "Send an untimed command (pool, roll); `answered` reads its reply, so every process can work on one at once."
+    self._idle_cpu(); self.conn.send_bytes(COMMAND.pack(cmd, which, a, b))
+
+@patch
+def answered(self: TimedProcess, limit: float = 60.0) -> int:
+    "The value of the reply to the command `post`ed."
+    raw = self._reply(limit, 'timing'); self.idle_from = tree_sched_ns(self.pid)[0]
+    if len(raw) != REPLY.size: raise ChildDied('protocol', f"{self.name} process answered out of protocol during timing")
+    return REPLY.unpack(raw)[1]
 
 # %% ../nbs/06b_clock.ipynb #1a0668e1
 @patch
@@ -261,21 +280,27 @@ def end(self: TimedProcess):
 class Clock:
     "Time `entries` ({name: (TimedProcess, which)}) in interleaved rounds of one block each, `k` calls a block; see `run`."
     def __init__(self, entries: dict, rounds: int = 30, block_ms: float = 1.0, warmup: int = 3, wait_share: float = 0.1,
-                 max_k: int = 4096, neighbours=None, limit: float = 60.0, budget_s: float = 10.0):
+                 max_k: int = 4096, neighbours=None, limit: float = 60.0, budget_s: float = 10.0, least: int = 10):
         self.entries, self.rounds, self.block_ms, self.warmup, self.wait_share = entries, rounds, block_ms, warmup, wait_share
         self.max_k, self.neighbours, self.limit, self.budget_s, self.look_s, self.looked = max_k, neighbours, limit, budget_s, 0.1, 0.0
+        self.least = min(least, rounds)
         self.procs = list({id(p): p for p, _ in entries.values()}.values())
         for p in self.procs: p.idle_from, p.outside_ns, p.outside_worst = None, 0, 0     # a process kept from an earlier evaluation starts afresh
 
 # %% ../nbs/06b_clock.ipynb #c25fbb6c
 @patch
+def everyone(self: Clock, cmd: int, a: int = 0, b: int = 0) -> list[int]:
+    "One untimed command to every process at once (they work on it side by side); their replies' values."
+    for p in self.procs: p.post(cmd, a=a, b=b)
+    return [p.answered(self.limit) for p in self.procs]
+
+@patch
 def pools(self: Clock, n: int) -> int:
-    "Draw the same pool in every process (the first decides how many sets fit); the pool's size."
+    "Draw the same pool in every process (all decide alike how many sets fit); the pool's size."
     seed = secrets.randbelow(2**31 - n - 1)
-    got = self.procs[0].command(POOL, a=seed, b=n, limit=self.limit)['value']
-    for p in self.procs[1:]:
-        if p.command(POOL, a=seed, b=got, limit=self.limit)['value'] != got: raise ChildDied('protocol', f"{p.name} process drew another number of input sets")
-    return got
+    got = self.everyone(POOL, a=seed, b=n)
+    if len(set(got)) > 1: raise ChildDied('protocol', f"the timed processes drew different numbers of input sets: {dict(zip([p.name for p in self.procs], got))}")
+    return got[0]
 
 @patch
 def block(self: Clock, name: str, k: int, start: int) -> dict:
@@ -312,11 +337,15 @@ def calibrate(self: Clock, n_sets: int, out_bytes: int = 0, out_budget: int = 1 
 def round(self: Clock, k: int, n_sets: int) -> dict:
     "One round: every pool rolled by one shift, one start, one block per entry in a random order; {name: block}, 'order', 'start', 'causes'."
     shift, start = secrets.randbelow(1 << 30) + 1, secrets.randbelow(n_sets)
-    for p in self.procs: p.command(ROLL, a=shift, limit=self.limit)
+    self.everyone(ROLL, a=shift)
     order = random.sample(list(self.entries), len(self.entries))
     out = {name: self.block(name, k, start) for name in order}
-    causes = [f"{name} waited {b['wait_ns'] / 1e6:.3g} ms for a core in a {b['ns'] / 1e6:.3g} ms block" for name, b in out.items() if b['wait_ns'] > self.wait_share * b['ns']]
+    causes = [f"{name} waited {b['wait_ns'] / 1e6:.3g} ms for a core in a {b['ns'] / 1e6:.3g} ms block" for name, b in out.items() if waited(b, self.wait_share)]
     return {**out, 'order': order, 'start': start, 'causes': causes}
+
+def waited(b: dict, share: float) -> bool:
+    "Whether a block's threads spent more than `share` of their ready time (running or waiting) waiting for a core, and more than `share` of the block's own time in all."
+    return b['wait_ns'] > share * max(b['ns'], b.get('cpu_ns', 0) + b['wait_ns'])
 
 @patch
 def look_around(self: Clock, rows: list, since: int, force: bool = False) -> int:
@@ -328,28 +357,38 @@ def look_around(self: Clock, rows: list, since: int, force: bool = False) -> int
 
 # %% ../nbs/06b_clock.ipynb #7bced8d8
 @patch
-def run(self: Clock, n_sets: int, out_bytes: int = 0, check=None, checks: int = 2) -> dict:
-    "A small pool, calibration, the pool for `k` calls (`n_sets` at most), rounds until `rounds` are clean (`rounds // 2` extra at most, ten at least past `budget_s`), `checks` of them checked by `check(round, k)` at random."
+def run(self: Clock, n_sets: int, out_bytes: int = 0, check=None, checks: int = 2, decided=None) -> dict:
+    "A small pool, calibration, the pool for `k` calls (`n_sets` at most), rounds until `rounds` are clean or `decided(clean rounds)` after `least` (`rounds // 2` extra at most, ten at least past `budget_s`), `checks` of them checked by `check(round, k)` at random."
     t0 = time.perf_counter()
     want = self.calibrate(self.pools(min(8, n_sets)), out_bytes)
     t1 = time.perf_counter()
     self.n_sets = n_sets = self.pools(min(want, n_sets))
     k, t2 = min(want, n_sets), time.perf_counter()
-    rows, checked, check_s, since = [], 0, 0.0, 0
+    rows, checked, check_s, since, settled = [], 0, 0.0, 0, None
     if self.neighbours: self.neighbours.mark(); self.looked = time.perf_counter()
     while sum(not r['causes'] for r in rows) < self.rounds and len(rows) < self.rounds + self.rounds // 2:
         if len(rows) >= min(self.rounds, 10) and time.perf_counter() - t0 > self.budget_s: break
         rows.append(r := self.round(k, n_sets))
         since = self.look_around(rows, since, force=len(rows) >= self.rounds)
-        last = sum(not r['causes'] for r in rows) >= self.rounds
+        if decided is not None and sum(not x['causes'] for x in rows) >= self.least:
+            since = self.look_around(rows, since, force=True)
+            settled = self.settled(rows, decided)
+        last = settled is not None or sum(not r['causes'] for r in rows) >= self.rounds
         if check and checked < checks and (secrets.randbelow(max(1, self.rounds)) < checks or (last and not checked)):
             r['checked'] = True; checked += 1; tc = time.perf_counter(); check(r, k); check_s += time.perf_counter() - tc
+        if settled is not None: break
     self.look_around(rows, since, force=True)
     t3 = time.perf_counter()
     phases = {'calibrate_s': t1 - t0, 'pool_s': t2 - t1, 'rounds_s': t3 - t2 - check_s, 'checks_s': check_s,
               'blocks_s': sum(b['ns'] for r in rows for b in r.values() if isinstance(b, dict)) / 1e9}
     return {'k': k, 'sets': n_sets, 'rows': rows, 'per_call_ns': self.per_call_ns, 'wall_s': t3 - t0, 'phases': {p: round(v, 4) for p, v in phases.items()},
-            'outside_ns': {p.name: p.outside_ns for p in self.procs}, 'outside_worst_ns': {p.name: p.outside_worst for p in self.procs}}
+            'settled_at': settled, 'outside_ns': {p.name: p.outside_ns for p in self.procs}, 'outside_worst_ns': {p.name: p.outside_worst for p in self.procs}}
+
+@patch
+def settled(self: Clock, rows: list, decided) -> int|None:
+    "Whether the clean rounds (at least `least`, and the ones a summary keeps) settle the outcome by `decided`: the number of rounds then, else None."
+    clean = [r for r in rows if not r['causes']]
+    return len(rows) if len(clean) >= self.least and 2 * len(clean) >= len(rows) and decided(clean) else None
 
 # %% ../nbs/06b_clock.ipynb #50bcec2f
 def median_ci(xs: list, z: float = 1.96) -> dict:
@@ -365,9 +404,14 @@ def kept_rounds(rows: list) -> tuple[list, bool]:
     clean = [r for r in rows if not r['causes']]
     return (clean, False) if 2 * len(clean) >= len(rows) else (rows, True)
 
-def paired(rows: list, base: str, cand: str = 'candidate') -> dict:
-    "The median ratio base time / candidate time over the rounds, with its 95 % interval."
-    return median_ci([r[base]['ns'] / max(1, r[cand]['ns']) for r in rows])
+def paired(rows: list, base: str, cand: str = 'candidate', z: float = 1.96) -> dict:
+    "The median ratio base time / candidate time over the rounds, with its 95 % interval (another with `z`)."
+    return median_ci([r[base]['ns'] / max(1, r[cand]['ns']) for r in rows], z)
+
+def side_of(rows: list, base: str, threshold: float, cand: str = 'candidate', z: float = 2.576) -> int:
+    "1 when the paired speedup's 99 % interval lies above `threshold`, -1 when below, 0 when it holds it."
+    ci = paired(rows, base, cand, z)
+    return 1 if ci['ci_low'] > threshold else -1 if ci['ci_high'] < threshold else 0
 
 # %% ../nbs/06b_clock.ipynb #9393c6dd
 def per_call_us(rows: list, name: str, k: int) -> dict:
@@ -381,7 +425,7 @@ def summary(run: dict, names: list, cand: str = 'candidate') -> dict:
     return {'per_call_us': {n: per_call_us(rows, n, run['k']) for n in names},
             'speedup': {b: paired(rows, b, cand) for b in names if b != cand},
             'k': run['k'], 'sets': run['sets'], 'rounds': len(run['rows']), 'kept_rounds': len(rows), 'disturbed_rounds': len(run['rows']) - sum(not r['causes'] for r in run['rows']),
-            'disturbed_kept': mixed, 'causes': causes[:6], 'wall_s': round(run['wall_s'], 3), 'phases': run.get('phases'),
+            'disturbed_kept': mixed, 'causes': causes[:6], 'wall_s': round(run['wall_s'], 3), 'phases': run.get('phases'), 'settled_at': run.get('settled_at'),
             'outside_ms': {k: round(v / 1e6, 3) for k, v in run['outside_ns'].items()}}
 
 # %% ../nbs/06b_clock.ipynb #683309b7

@@ -16,12 +16,12 @@ from .verify import flat_outputs, Flag, torch_kernels, ATEN_KERNEL_MARKERS
 from .clock import median_ci, _to_cpu
 
 # %% auto #0
-__all__ = ['TIMING_METHOD', 'PROFILER_LOCK', 'ORDER_TOL_NS', 'set_precision_policy', 'device_name', 'env_fingerprint',
-           'lock_holders', 'flock_saying', 'device_lock_key', 'DeviceLock', 'Timer', 'cudart', 'reset_persisting_l2',
-           'calls_for_budget', 'summarise', 'baseline_key', 'use_compile_cache', 'disturbed', 'least_disturbed',
-           'measure_baselines', 'cached_baselines', 'host_load', 'load_changed', 'quiet_stderr', 'kernel_table',
-           'reference_kernel_table', 'profile_records', 'launch_index', 'launched_in', 'call_spans', 'call_order',
-           'order_summary']
+__all__ = ['TIMING_METHOD', 'PROFILER_LOCK', 'ORDER_TOL_NS', 'HARNESS_RANGES', 'set_precision_policy', 'device_name',
+           'env_fingerprint', 'lock_holders', 'flock_saying', 'device_lock_key', 'DeviceLock', 'Timer', 'cudart',
+           'reset_persisting_l2', 'calls_for_budget', 'summarise', 'baseline_key', 'use_compile_cache', 'disturbed',
+           'least_disturbed', 'measure_baselines', 'cached_baselines', 'host_load', 'load_changed', 'quiet_stderr',
+           'ranked', 'kernel_table', 'reference_kernel_table', 'profile_records', 'launch_index', 'launched_in',
+           'call_spans', 'call_order', 'traced_kernels', 'order_summary']
 
 # %% ../nbs/06_profile.ipynb #48b7a718
 def set_precision_policy(allow_tf32: bool|str) -> dict:
@@ -322,6 +322,12 @@ def _op_rows(prof, calls: int, cuda: bool) -> list[dict]:
     return rows
 
 # %% ../nbs/06_profile.ipynb #353e4784
+def ranked(rows: list[dict], top: int) -> list[dict]:
+    "Kernel rows with each one's share of the total (`pct`), largest first, the `top` of them."
+    total = sum(r['us_per_call'] for r in rows) or 1
+    for r in rows: r['pct'] = round(100 * r['us_per_call'] / total, 1)
+    return sorted(rows, key=lambda r: -r['us_per_call'])[:top]
+
 def kernel_table(fn, args, device: str, calls: int = 3, top: int = 15) -> list[dict]:
     "Top kernels (CUDA) or ops (CPU) of `fn(*args)` by total time, per call, from torch.profiler."
     from torch.profiler import profile, ProfilerActivity
@@ -333,10 +339,7 @@ def kernel_table(fn, args, device: str, calls: int = 3, top: int = 15) -> list[d
         if cuda: torch.cuda.synchronize()
     from cuda_agent_wb.triton_eval import launch_rows
     rows = None if cuda else launch_rows(prof.events(), calls)      # Triton launches traced on the CPU: one row each
-    if rows is None: rows = _op_rows(prof, calls, cuda)
-    total = sum(r['us_per_call'] for r in rows) or 1
-    for r in rows: r['pct'] = round(100 * r['us_per_call'] / total, 1)
-    return sorted(rows, key=lambda r: -r['us_per_call'])[:top]
+    return ranked(_op_rows(prof, calls, cuda) if rows is None else rows, top)
 
 # %% ../nbs/06_profile.ipynb #1614fa4a
 def reference_kernel_table(task, backend: str = 'cpu', preset: str|None = None, seed: int = 0, device: str|None = None) -> list[dict]:
@@ -402,6 +405,19 @@ def call_order(recs: list[dict], n: int, tol_ns: int = ORDER_TOL_NS) -> list[dic
                      'late': moved is not None and any(r['end'] > moved + tol_ns for r in mine)})
     return rows
 
+# %% ../nbs/06_profile.ipynb #c461cb19
+HARNESS_RANGES = ('cawb_head_', 'cawb_after_')
+
+def traced_kernels(recs: list[dict], calls: int) -> list[dict]:
+    "Kernel rows (name, launches and µs per call) of the device work in a `profiled_calls` trace but the harness's sleeps and markers: every stream, launched from anywhere."
+    rng, dev = launch_index(recs)
+    harness = [r for name, r in rng.items() if name.startswith(HARNESS_RANGES)]
+    ns, n = {}, {}
+    for t, r in dev:
+        if t is not None and any(h['start'] <= t <= h['end'] for h in harness): continue
+        ns[r['name']] = ns.get(r['name'], 0) + r['end'] - r['start']; n[r['name']] = n.get(r['name'], 0) + 1
+    return [{'name': k, 'calls': n[k] // calls, 'us_per_call': round(v / calls / 1e3, 2)} for k, v in ns.items() if v > 0]
+
 # %% ../nbs/06_profile.ipynb #8d793f68
 def order_summary(rows: list[dict]) -> dict:
     "Counts over profiled calls: how many, how many ran gated (the head start held), how many started early or ended late."
@@ -416,7 +432,7 @@ def profiled_calls(self: Timer, fn, input_sets: list, calls: int, head_ms: float
     mark, gated = torch.zeros(1, device=self.device), []
     with PROFILER_LOCK, quiet_stderr(), profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
         for i in range(calls):
-            self.flush(); self.sync(); gate = torch.cuda.Event()
+            self.sync(); gate = torch.cuda.Event()
             with record_function(f'cawb_head_{i}'): self.gpu_sleep(head_ms); gate.record()
             with record_function(f'cawb_call_{i}'): fn(*input_sets[i % len(input_sets)])
             with record_function(f'cawb_after_{i}'): mark.add_(1)
@@ -424,8 +440,8 @@ def profiled_calls(self: Timer, fn, input_sets: list, calls: int, head_ms: float
     return profile_records(prof), gated
 
 @patch
-def stream_spans(self: Timer, fn, input_sets: list, calls: int = 10) -> dict:
-    "All-stream spans (ms) of profiled calls and how their work was ordered with the caller's stream (`order_summary`); {} on the CPU."
+def stream_spans(self: Timer, fn, input_sets: list, calls: int = 10, top: int = 25) -> dict:
+    "All-stream spans (ms) of profiled calls, how their work was ordered with the caller's stream (`order_summary`), and their kernel table (`traced_kernels`, the last trace's: no candidate code runs after it is read); {} on the CPU."
     if not self.cuda: return {}
     self.gpu_sleep(1e-3); self.sync()                  # calibrates the sleep outside the trace
     head, rows = max(self.head_start_ms, 0.05), []
@@ -434,4 +450,5 @@ def stream_spans(self: Timer, fn, input_sets: list, calls: int = 10) -> dict:
         rows += [r and {**r, 'gated': g} for r, g in zip(call_order(recs, calls + 1)[1:], gated[1:])]
         if 2 * sum(gated[1:]) >= calls: break
         head = min(4 * head, 200.0)
-    return {'spans': [r['span'] for r in rows if r], 'order': {**order_summary(rows), 'head_ms': round(head, 3), 'traces': traces}}
+    return {'spans': [r['span'] for r in rows if r], 'order': {**order_summary(rows), 'head_ms': round(head, 3), 'traces': traces},
+            'kernels': ranked(traced_kernels(recs, calls + 1), top)}

@@ -22,18 +22,18 @@ from .triton_eval import solution_language, kernel_runtime, needs_native_build, 
 from .hacks import probe_overrides, probe_module, check_shape_general, custom_kernel_share, check_custom_kernel
 from .profile import (DeviceLock, device_lock_key, Timer, set_precision_policy, env_fingerprint, torch_kernels,
                                    baseline_key, cached_baselines, measure_baselines, _to_cpu, host_load, use_compile_cache)
-from .clock import (BlockServer, TimedProcess, Clock, CallFailed, GpuNeighbours, REPLY, BLOCK, summary, median_ci,
+from .clock import (BlockServer, TimedProcess, Clock, CallFailed, GpuNeighbours, REPLY, BLOCK, summary, median_ci, side_of,
                                  check_work_outside_blocks, check_reply_checksum)
 from .candidate import _torch_ext_dir
 
 
 # %% auto #0
 __all__ = ['CLOCK_METHOD', 'STAGES', 'WEIGHTS', 'RULES', 'BASELINE_PROCESSES', 'OOM_MARKERS', 'beats', 'clear_speedups',
-           'milestone_reward', 'continuous_reward', 'EvalResult', 'reference_outputs', 'reference_probe',
-           'reference_baseline_key', 'reference_baselines', 'release_device_memory', 'reference_main',
-           'ReferenceWorker', 'ReferenceServer', 'baseline_main', 'check_rules', 'torch_time_share', 'Evaluator',
-           'compile_dirs', 'baseline_job_key', 'timing_settings', 'fresh_seeds', 'tolerance_source', 'triton_build',
-           'output_bytes', 'check_kernel_time', 'check_stream_order', 'out_of_device_memory']
+           'milestone_reward', 'reward_settled', 'continuous_reward', 'EvalResult', 'reference_outputs',
+           'reference_probe', 'reference_baseline_key', 'reference_baselines', 'release_device_memory',
+           'reference_main', 'ReferenceWorker', 'ReferenceServer', 'baseline_main', 'check_rules', 'torch_time_share',
+           'Evaluator', 'compile_dirs', 'baseline_job_key', 'timing_settings', 'fresh_seeds', 'tolerance_source',
+           'triton_build', 'output_bytes', 'check_kernel_time', 'check_stream_order', 'out_of_device_memory']
 
 # %% ../nbs/07_reward.ipynb #91710616
 CLOCK_METHOD = 'evaluator-clock-blocks/v1'   # how a result's times were taken (`clock`): recorded in its timings
@@ -54,6 +54,11 @@ def milestone_reward(correct: bool, speedup_vs_eager, speedup_vs_compile, margin
     if not correct: return -1.0
     if beats(speedup_vs_eager, margin) and beats(speedup_vs_compile, margin): return 3.0
     return 2.0 if beats(speedup_vs_eager, margin) else 1.0
+
+def reward_settled(rows: list, margin: float = 0.05) -> bool:
+    "Whether more rounds would leave the milestone reward as it is: eager's 99 % interval clear below 1 + `margin`, or clear above it with compile's clear either way."
+    e = side_of(rows, 'eager', 1 + margin)
+    return e == -1 or (e == 1 and side_of(rows, 'compile', 1 + margin) != 0)
 
 # %% ../nbs/07_reward.ipynb #22719bd5
 def continuous_reward(correct: bool, speedup_vs_compile) -> float:
@@ -392,7 +397,7 @@ def _start_baseline(self: Evaluator, req: dict) -> TimedProcess:
 def timing_settings(s, is_cuda: bool) -> dict:
     "The timing settings for a backend, from settings `s`: rounds (`n`), warm-up blocks, the block length, input sets at most, the time budget, bytes of inputs and of kept outputs per process."
     t = s.timing
-    return {'n': t.trials_cuda if is_cuda else t.trials_cpu, 'warmup': t.warmup, 'block_ms': t.block_ms, 'max_sets': 512,
+    return {'n': t.trials_cuda if is_cuda else t.trials_cpu, 'warmup': t.warmup, 'block_ms': t.block_ms if is_cuda else t.block_ms_cpu, 'least': t.min_trials, 'max_sets': 512,
             'budget_s': t.baseline_budget_s, 'pool_bytes': (1 << 30) if is_cuda else (256 << 20), 'out_bytes': (1 << 30) if is_cuda else (256 << 20),
             'input_sets': min(t.input_sets, s.eval.trials), 'flush': t.flush_cache}
 
@@ -537,7 +542,7 @@ def output_bytes(outs) -> int:
 def _clock(self: Evaluator, entries: dict) -> Clock:
     "A `Clock` on this evaluator's timing settings (rounds, block length, warm-ups, budget; GPU neighbours on a GPU)."
     tj = self.timing_config()
-    return Clock(entries, rounds=tj['n'], block_ms=tj['block_ms'], warmup=tj['warmup'], budget_s=max(tj['budget_s'], 1.0) * 4,
+    return Clock(entries, rounds=tj['n'], block_ms=tj['block_ms'], warmup=tj['warmup'], least=tj['least'], budget_s=max(tj['budget_s'], 1.0) * 4,
                  neighbours=GpuNeighbours(self.device) if self.backend.is_cuda else None, limit=self.s.sandbox.phase_floor_s * 6)
 
 # %% ../nbs/07_reward.ipynb #e1513b62
@@ -552,13 +557,16 @@ def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: di
     cand, checks = TimedProcess(sess, 'candidate'), []
     entries = {'candidate': (cand, 0)} | ({} if base is None else {'eager': (base, 0), 'compile': (base, 1)})
     clock = self._clock(entries)
-    try: run = clock.run(tj['max_sets'], output_bytes(ref['outputs'][0]), check=lambda r, k: checks.extend(self._check_round(r, k, clock.n_sets, cand, base)))
+    t0 = time.perf_counter()
+    try: run = clock.run(tj['max_sets'], output_bytes(ref['outputs'][0]), check=lambda r, k: checks.extend(self._check_round(r, k, clock.n_sets, cand, base)),
+                         decided=None if interp else reward_settled)
     except CallFailed as e:
         if e.proc is cand: m = sess.recv('profile'); res.add_flag(Flag(m.get('error', 'runtime_error'), m.get('detail', ''))); return
         res.task_failed(f"the reference raised in a timed call: {e.proc.sess.chan.recv().get('detail')}"); return
-    cand.end()
+    cand.end(); t1 = time.perf_counter()
     for f in checks: res.add_flag(f)
     self._after_blocks(res, sess, run, interp, req)
+    res.breakdown.update(clock_s=round(t1 - t0, 3), report_s=round(time.perf_counter() - t1, 3))
 
 # %% ../nbs/07_reward.ipynb #c437ff2c
 @patch
@@ -619,7 +627,7 @@ def _record_speed(self: Evaluator, res: EvalResult, m: dict, s: dict, req: dict)
     pc, sp = s['per_call_us'], s['speedup']
     res.timings = {'method': CLOCK_METHOD, 'candidate': _in_ms(pc['candidate']), 'eager': _in_ms(pc['eager']), 'compile': _in_ms(pc['compile']),
                    'speedup_vs_eager': sp['eager'], 'speedup_vs_compile': sp['compile'], 'candidate_kernels': m['kernels'][:10], 'stream_order': m.get('order'),
-                   'clock': {k: s[k] for k in ('k', 'sets', 'rounds', 'kept_rounds', 'disturbed_rounds', 'causes', 'outside_ms', 'wall_s', 'phases')},
+                   'clock': {k: s[k] for k in ('k', 'sets', 'rounds', 'kept_rounds', 'disturbed_rounds', 'settled_at', 'causes', 'outside_ms', 'wall_s', 'phases')},
                    'host_dispatch': 'included: a block is back-to-back calls as a caller makes them, so launch and dispatch count where the GPU waits for them',
                    'device_only': self._device_only(m['kernels'], req)}
     res.speedup_vs_eager, res.speedup_vs_compile = sp['eager']['median'], sp['compile']['median']
