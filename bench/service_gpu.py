@@ -119,6 +119,17 @@ def cli_wall(url, task, cand, env):
     return round(wall, 3), res
 
 
+def profile_split(rs) -> dict:
+    "Where the exclusive profile phase went, mean seconds per candidate: the clock's phases, its report after the blocks, and how many rounds it took."
+    clocks = [(r.timings or {}).get('clock') or {} for r in rs]
+    ph = [c.get('phases') or {} for c in clocks]
+    out = {k: round(statistics.mean(p.get(k, 0) for p in ph), 4) for k in ('calibrate_s', 'pool_s', 'rounds_s', 'checks_s', 'blocks_s')}
+    out['report_s'] = round(statistics.mean(r.breakdown.get('report_s', 0) for r in rs), 4)
+    out['rounds_mean'] = round(statistics.mean(c.get('rounds', 0) for c in clocks), 2)
+    out['settled_early_share'] = round(sum(bool(c.get('settled_at')) for c in clocks) / max(1, len(clocks)), 3)
+    return out
+
+
 def queue_run(ev, items, gpus: str) -> dict:
     "Evaluate a queue of new candidates through the service; throughput, correctness, and where the time went."
     sampler, t_start = Sampler(), time.time()
@@ -134,7 +145,8 @@ def queue_run(ev, items, gpus: str) -> dict:
                 candidate_ms_by_task={n: round(statistics.median([r.timings['candidate']['median'] for r, it in zip(rs, items)
                                                                    if r.correct and it['task'].id == n] or [0]), 5) for n in KERNELS},
                 breakdown_mean={k: round(statistics.mean(r.breakdown.get(k, 0) for r in rs), 3)
-                                for k in ('compile_s', 'load_s', 'verify_s', 'device_wait_s', 'profile_s', 'total_s')},
+                                for k in ('compile_s', 'load_s', 'reference_wait_s', 'verify_s', 'device_wait_s', 'profile_s', 'clock_s', 'report_s', 'total_s')},
+                profile_split_mean=profile_split(rs),
                 build_waits=dict(over_0_5_s=sum(w > 0.5 for w in waits), max_s=round(max(waits), 2)),
                 host=sampler.result(gpus), workers=worker_timeline(start_service.db, t_start, t_end))
 
@@ -171,7 +183,9 @@ def main():
            'cpu_cores': os.cpu_count(),
            'driver': subprocess.run(['nvidia-smi', '--query-gpu=driver_version', '--format=csv,noheader'], capture_output=True, text=True).stdout.split('\n')[0],
            'torch': torch.__version__, 'cuda': torch.version.cuda, 'python': sys.version.split()[0], 'precision': {'allow_tf32': False},
-           'import_torch_s': round(time.perf_counter() - t0, 3), 'runs': []}
+           'import_torch_s': round(time.perf_counter() - t0, 3), 'date': time.strftime('%Y-%m-%d %H:%M:%S'),
+           'commit': os.environ.get('CAWB_COMMIT') or subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True, cwd=ROOT).stdout.strip(),
+           'runs': []}
     out = Path(args.out); out.parent.mkdir(parents=True, exist_ok=True)
     dump = lambda: out.write_text(json.dumps(res, indent=1, default=str))
     ci = 0
@@ -210,7 +224,10 @@ def main():
                 print(f"[{preset} {cfg}] queue {len(items)} in {run['queue_s']} s -> {run['candidates_per_gpu_hour']}/GPU-hour, correct {run['queue_correct']}, "
                       f"{run['breakdown_mean']}, host {run['host']}", flush=True)
             proc.terminate(); proc.wait(30)
-            res['runs'].append(run); res['speedup'] = speedups(res['runs']); dump()
+            res['runs'].append(run); res['speedup'] = speedups(res['runs'])
+            best = {}
+            for r in res['runs']: best[r['preset']] = max(best.get(r['preset'], 0), r['candidates_per_gpu_hour'])
+            res['best_by_preset'] = best; res['best_candidates_per_gpu_hour'] = best.get('cpu'); dump()
     dump(); print(json.dumps({k: v for k, v in res.items() if k != 'runs'}, indent=1)); print(f"wrote {out}")
 
 
