@@ -6,6 +6,9 @@
 - the null candidate `tests/solutions/cuda/copy_1k_null.py` on `tests/tasks/copy_1k.py` (one copy kernel on 1,024
   floats): its time per call is the floor the clock adds, compared with eager's `x.clone()` on the same tensor.
 
+Every evaluation takes the full `[timing] trials_cuda` rounds (CAWB_TIMING_MIN_TRIALS set to it unless given): these
+figures are the clock's precision, not a reward's, which may stop at 10 rounds once they settle it.
+
 Each is evaluated `--repeat` times; the JSON holds every result's speedups, intervals, times and the clock's record,
 and the medians the issue's targets read (relu_speedup_vs_eager, ca_workdir_speedup_vs_eager, null_floor_us,
 eager_floor_us), with the device, versions, commit and command.
@@ -40,6 +43,7 @@ def brief(r) -> dict:
 
 
 def main():
+    os.environ.setdefault('CAWB_TIMING_MIN_TRIALS', '30')
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--out', required=True, help='JSON file to write')
     ap.add_argument('--repeat', type=int, default=3, help='evaluations of each case (default 3)')

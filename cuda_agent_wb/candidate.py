@@ -327,6 +327,7 @@ def candidate_main(job: dict, chan):
     loaded = _load_phase(job, chan, state, integrity)
     if loaded is None: return
     task, mod, ref_model, cand = loaded
-    if 'verify' not in job['stages'] or not _verify_phase(job, chan, state, task, mod, ref_model, cand, timer, integrity): return
+    if 'verify' not in job['stages'] or not chan.recv().get('verify'): return     # the evaluator's word: it holds the device
+    if not _verify_phase(job, chan, state, task, mod, ref_model, cand, timer, integrity): return
     order = chan.recv()
     if order.get('time'): _time_phase(job, chan, task, mod, cand, timer, integrity, order, made, tell)

@@ -539,19 +539,24 @@ def output_bytes(outs) -> int:
     return sum(t.numel() * t.element_size() for t in flat_outputs(outs)[0] if isinstance(t, torch.Tensor))
 
 @patch
+def gpu_neighbours(self: Evaluator) -> GpuNeighbours|None:
+    "On a GPU, this evaluator's watch on other processes computing on it (NVML started once); None on the CPU."
+    if not self.backend.is_cuda: return None
+    if getattr(self, '_neighbours', None) is None: self._neighbours = GpuNeighbours(self.device)
+    return self._neighbours
+
+@patch
 def _clock(self: Evaluator, entries: dict) -> Clock:
     "A `Clock` on this evaluator's timing settings (rounds, block length, warm-ups, budget; GPU neighbours on a GPU)."
     tj = self.timing_config()
     return Clock(entries, rounds=tj['n'], block_ms=tj['block_ms'], warmup=tj['warmup'], least=tj['least'], budget_s=max(tj['budget_s'], 1.0) * 4,
-                 neighbours=GpuNeighbours(self.device) if self.backend.is_cuda else None, limit=self.s.sandbox.phase_floor_s * 6)
+                 neighbours=self.gpu_neighbours(), limit=self.s.sandbox.phase_floor_s * 6)
 
 # %% ../nbs/07_reward.ipynb #e1513b62
 @patch
-def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: dict):
-    "Time the candidate against the reference on the evaluator's clock, check timed outputs, then read the candidate's kernel table and stream order."
-    interp, tj = res.kernel_runtime == 'triton-interpreter', req['timing']   # interpreted Triton: timed and labelled, never compared with baselines
-    try: base = None if interp else self._baseline_process(req)
-    except (TaskError, ChildDied) as e: sess.send({'time': False}); res.task_failed(f"baselines: {e}"); return
+def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: dict, base: TimedProcess|None):
+    "Time the candidate against the reference's process `base` (None: no baselines) on the evaluator's clock, check timed outputs, then read the candidate's kernel table and stream order."
+    interp, tj = base is None, req['timing']
     sess.set_limit(self.sandbox.run_timeout, 'the run limit, [sandbox] run_timeout')
     sess.send({'time': True, 'kernels': self.kernel_breakdown, 'pool_bytes': tj['pool_bytes']})
     cand, checks = TimedProcess(sess, 'candidate'), []
@@ -739,22 +744,20 @@ def _evaluate(self: Evaluator, res: EvalResult, task: Task, solution, stages, al
     sess = None
     try:
         if 'verify' in stages: sess, res.breakdown['prestarted'] = self._candidate_process()
-        tw = time.perf_counter(); self.device_lock.exclusive() if alone else self.device_lock.shared()
-        res.breakdown['device_wait_s'] = round(time.perf_counter() - tw, 3)
-        if sess: self.ref.submit({**req, 'cmd': 'outputs'})
         built = self._compile(res, solution)
         if built is None or sess is None: return
         sess.set_limit(self.sandbox.run_timeout, 'the run limit, [sandbox] run_timeout')
         sess.send(self.make_job(task, *built, seeds, preset, stages))
         self._start_spare()
-        self._run_session(res, sess, req, stages)
+        self._run_session(res, sess, req, stages, alone)
     except ChildDied as e: res.add_flag(Flag(_CHILD_FLAG.get(e.reason, 'crashed'), str(e)))
     finally:
         if sess: sess.close()
 
 # %% ../nbs/07_reward.ipynb #0af87068
 @patch
-def _run_session(self: Evaluator, res: EvalResult, sess: Session, req: dict, stages):
+def _run_session(self: Evaluator, res: EvalResult, sess: Session, req: dict, stages, alone: bool = False):
+    "The candidate's phases: it loads (the device free for others' timing), then, once this evaluator holds the device with the reference's outputs coming, verifies; then the profile."
     t0 = time.perf_counter()
     msg = sess.recv('load')
     res.breakdown['load_s'] = round(time.perf_counter() - t0, 3)
@@ -762,7 +765,10 @@ def _run_session(self: Evaluator, res: EvalResult, sess: Session, req: dict, sta
         ahead = res.build_ahead if msg['error'] == 'compile_error' and res.build_ahead and not res.build_ahead['ok'] else None   # the build ahead's log and errors
         if msg['error'] == 'compile_error': res.compiled, res.compile_log = False, res.compile_log if ahead else msg.get('log', '')
         res.add_flag(Flag(msg['error'], ahead['error'] if ahead else msg['detail'])); return
-    res.stage, t1 = 'verify', time.perf_counter()
+    res.stage, tw = 'verify', time.perf_counter()
+    self.device_lock.exclusive() if alone else self.device_lock.shared()
+    self.ref.submit({**req, 'cmd': 'outputs'}); sess.send({'verify': True})
+    t1 = time.perf_counter(); res.breakdown['device_wait_s'] = round(t1 - tw, 3)
     ref = self.ref.result()
     res.breakdown['reference_wait_s'] = round(time.perf_counter() - t1, 3)
     if 'error' in ref: res.task_failed(f"reference: {ref['error']}"); return
@@ -779,10 +785,13 @@ def _run_session(self: Evaluator, res: EvalResult, sess: Session, req: dict, sta
     if res.failed() or 'profile' not in stages:
         if sess.alive(): sess.send({'time': False})
         return
-    res.stage, t2 = 'profile', time.perf_counter()
-    self.device_lock.exclusive()                      # other evaluators on this device finish their phase; none starts one
+    res.stage = 'profile'
+    interp = res.kernel_runtime == 'triton-interpreter'     # interpreted Triton: timed and labelled, never compared with baselines
+    try: base = None if interp else self._baseline_process(req)     # its weights for this evaluation loaded before the device is held alone
+    except (TaskError, ChildDied) as e: sess.send({'time': False}); res.task_failed(f"baselines: {e}"); return
+    t2 = time.perf_counter(); self.device_lock.exclusive()      # other evaluators on this device finish their phase; none starts one
     res.breakdown['device_wait_s'] = round(res.breakdown.get('device_wait_s', 0) + time.perf_counter() - t2, 3)   # apart from profile_s
-    t3 = time.perf_counter(); self._profile(res, sess, ref, req)
+    t3 = time.perf_counter(); self._profile(res, sess, ref, req, base)
     res.breakdown['profile_s'] = round(time.perf_counter() - t3, 3)
     res.stage = 'done'
 
