@@ -96,21 +96,35 @@ def device_lock_key(device: str) -> str:
 
 # %% ../nbs/06_profile.ipynb #17d9a959
 class DeviceLock:
-    "Shared for verifying (or a model computing), exclusive for timing, across processes; a waiting timer is not starved; a wait past `say_after` s is said on stderr."
+    "Shared for verifying (or a model computing), exclusive for timing, across processes; evaluators waiting to time go before newcomers to verify; a wait past `say_after` s is said on stderr."
     def __init__(self, key: str, say_after: float = 1.0):
         d = Path(tempfile.gettempdir())/'cawb-device-locks'; d.mkdir(exist_ok=True)
         self.key, self.main, self.gate, self.mode = key, open(d/f"{key}.lock", 'a+'), open(d/f"{key}.gate", 'a+'), None
-        self.say_after = say_after
+        self.timers, self.say_after = open(d/f"{key}.timers", 'a+'), say_after
     def shared(self):
-        "Hold the device with others (waits while a timing waits or runs)."
-        flock_saying(self.gate, fcntl.LOCK_EX, f"the {self.key} device", 'another evaluator waits to time on it', self.say_after)
+        "Hold the device with others, once no evaluator waits to time or times."
+        t0, said = time.monotonic(), False
+        while True:
+            flock_saying(self.gate, fcntl.LOCK_EX, f"the {self.key} device", 'another evaluator waits to time on it', self.say_after)
+            if not self.timer_waiting(): break
+            fcntl.flock(self.gate, fcntl.LOCK_UN); time.sleep(0.002)     # a timer waits: it goes first
+            if not said and time.monotonic() - t0 > self.say_after:
+                said = True; print(f"cawb: waiting for the {self.key} device (evaluators waiting to time on it go first)", file=sys.stderr, flush=True)
         flock_saying(self.main, fcntl.LOCK_SH, f"the {self.key} device", 'another evaluator is timing on it', self.say_after)
         fcntl.flock(self.gate, fcntl.LOCK_UN); self.mode = 'shared'
+    def timer_waiting(self) -> bool:
+        "Whether an evaluator waits to time (it holds the timers file shared while it waits)."
+        try: fcntl.flock(self.timers, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError: return True
+        fcntl.flock(self.timers, fcntl.LOCK_UN); return False
     def exclusive(self):
         "Drop a shared hold, then hold the device alone."
         if self.mode == 'shared': fcntl.flock(self.main, fcntl.LOCK_UN)
-        flock_saying(self.gate, fcntl.LOCK_EX, f"the {self.key} device to time alone", 'another evaluator waits to time on it', self.say_after)
-        flock_saying(self.main, fcntl.LOCK_EX, f"the {self.key} device to time alone", 'others verify, time or compute on it', self.say_after)
+        fcntl.flock(self.timers, fcntl.LOCK_SH)
+        try:
+            flock_saying(self.gate, fcntl.LOCK_EX, f"the {self.key} device to time alone", 'another evaluator waits to time on it', self.say_after)
+            flock_saying(self.main, fcntl.LOCK_EX, f"the {self.key} device to time alone", 'others verify, time or compute on it', self.say_after)
+        finally: fcntl.flock(self.timers, fcntl.LOCK_UN)
         self.mode = 'exclusive'
     def release(self):
         "Let go of whatever is held."
