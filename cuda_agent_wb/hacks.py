@@ -61,9 +61,11 @@ def _counted(name: str, cuda: bool) -> bool:
     "Whether a profile row counts at all: on the CPU allocation and view ops (`verify.ALLOWED_OPS`) are neither torch's work nor the candidate's."
     return cuda or not (name.startswith('aten::') and name[6:] in ALLOWED_OPS)
 
-def _own_row(name: str, cuda: bool) -> bool:
+def _own_row(row: dict, cuda: bool) -> bool:
+    "Whether a kernel-table row is the candidate's own work: not torch's (by name, or by the torch op that launched it), no copy or fill."
     from cuda_agent_wb.verify import torch_kernels
-    if torch_kernels([{'name': name}]): return False
+    if torch_kernels([row]): return False
+    name = row['name']
     return not name.startswith(('Memcpy', 'Memset', 'cudaMemcpy', 'cudaMemset')) if cuda else not name.startswith('aten::')
 
 def custom_kernel_share(kernels: list, own_calls: int|None, cuda: bool) -> float|None:
@@ -72,7 +74,7 @@ def custom_kernel_share(kernels: list, own_calls: int|None, cuda: bool) -> float
     rows = [r for r in kernels if _counted(r['name'], cuda)]
     total = sum(r['us_per_call'] for r in rows)
     if not total: return None if own_calls is None else 1.0
-    return round(sum(r['us_per_call'] for r in rows if _own_row(r['name'], cuda)) / total, 4)
+    return round(sum(r['us_per_call'] for r in rows if _own_row(r, cuda)) / total, 4)
 
 # %% ../nbs/05a_hacks.ipynb #0c59846b
 def check_custom_kernel(share: float|None, min_share: float|None = None, basis: str = 'of the profiled time') -> Flag|None:

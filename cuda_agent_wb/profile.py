@@ -12,7 +12,7 @@ import torch
 from fastcore.basics import patch
 from .config import get_settings, cache_dir
 from .sandbox import copy_for_message
-from .verify import flat_outputs, Flag, torch_kernels, ATEN_KERNEL_MARKERS
+from .verify import flat_outputs, Flag, torch_kernels, torch_op, ATEN_KERNEL_MARKERS
 from .clock import median_ci, _to_cpu
 
 # %% auto #0
@@ -423,14 +423,17 @@ def call_order(recs: list[dict], n: int, tol_ns: int = ORDER_TOL_NS) -> list[dic
 HARNESS_RANGES = ('cawb_head_', 'cawb_after_')
 
 def traced_kernels(recs: list[dict], calls: int) -> list[dict]:
-    "Kernel rows (name, launches and µs per call) of the device work in a `profiled_calls` trace but the harness's sleeps and markers: every stream, launched from anywhere."
+    "Kernel rows (name, launches and µs per call) of the device work in a `profiled_calls` trace but the harness's sleeps and markers: every stream, launched from anywhere; a kernel a torch op launched (cuBLAS's GEMM under `aten::addmm`) carries the op (`op`)."
     rng, dev = launch_index(recs)
     harness = [r for name, r in rng.items() if name.startswith(HARNESS_RANGES)]
+    ops = {r['corr']: r['name'] for r in recs if not r['device'] and r['corr']}
     ns, n = {}, {}
     for t, r in dev:
         if t is not None and any(h['start'] <= t <= h['end'] for h in harness): continue
-        ns[r['name']] = ns.get(r['name'], 0) + r['end'] - r['start']; n[r['name']] = n.get(r['name'], 0) + 1
-    return [{'name': k, 'calls': n[k] // calls, 'us_per_call': round(v / calls / 1e3, 2)} for k, v in ns.items() if v > 0]
+        op = ops.get(r.get('linked'), '')
+        key = (r['name'], op if torch_op(op) else None)
+        ns[key] = ns.get(key, 0) + r['end'] - r['start']; n[key] = n.get(key, 0) + 1
+    return [{'name': k, 'calls': n[(k, op)] // calls, 'us_per_call': round(v / calls / 1e3, 2)} | ({'op': op} if op else {}) for (k, op), v in ns.items() if v > 0]
 
 # %% ../nbs/06_profile.ipynb #8d793f68
 def order_summary(rows: list[dict]) -> dict:

@@ -21,7 +21,7 @@ __all__ = ['FLAGS', 'REVIEW_FLAGS', 'DEGENERATE_SHARE', 'ALLOWED_OPS', 'LAUNCH_O
            'rel_l2', 'sample_leaves', 'check_precision', 'check_timed_outputs', 'check_pins_held', 'timer_state',
            'check_timer_state', 'check_speedup_plausible', 'op_base_name', 'ForbiddenOpTracer', 'thread_cpu_ns',
            'cpu_ms_since', 'check_background_threads', 'Pins', 'harness_namespaces', 'HarnessIntegrity', 'snapshot',
-           'mutated_inputs', 'torch_kernels']
+           'mutated_inputs', 'torch_op', 'torch_kernels']
 
 # %% ../nbs/05_verify.ipynb #f6683a94
 FLAGS = {
@@ -428,9 +428,14 @@ def mutated_inputs(before: list, after: list) -> list[int]:
 ATEN_KERNEL_MARKERS = ('at::native::', 'at_cuda_detail', 'void at::', 'cutlass_80', 'triton_poi_', 'triton_per_', 'triton_red_',
                        'triton_tem_', 'triton_for_', 'triton_spl_', 'triton_coo_', 'triton_unk_')
 
+def torch_op(name: str) -> bool:
+    "Whether an op name is torch compute (an ATen op other than allocation and views)."
+    return name.startswith('aten::') and name[6:] not in ALLOWED_OPS
+
 def torch_kernels(rows: list[dict]) -> list[str]:
-    "Names in a candidate's kernel table that are torch compute (ATen ops other than allocation/views, ATen or inductor kernels)."
-    def is_torch(n):
-        if n.startswith('aten::'): return n[6:] not in ALLOWED_OPS
+    "Names in a candidate's kernel table that are torch compute: ATen ops other than allocation/views, ATen or inductor kernels, kernels a torch op launched (a row's `op`)."
+    def is_torch(r):
+        n = r['name']
+        if r.get('op') or n.startswith('aten::'): return torch_op(r.get('op') or n)
         return any(m in n for m in ATEN_KERNEL_MARKERS)
-    return [r['name'] for r in rows if is_torch(r['name'])]
+    return [r['name'] for r in rows if is_torch(r)]
