@@ -27,7 +27,7 @@ def versions() -> dict:
     return dict(device=torch.cuda.get_device_name(0) if torch.cuda.is_available() else None, torch=torch.__version__, cuda=torch.version.cuda,
                 driver=(lines(['nvidia-smi', '--query-gpu=driver_version', '--format=csv,noheader']) or [None])[0],
                 ncu=(lines([ncu_path(), '--version']) or [None])[-1] if ncu_path() else None, python=platform.python_version(),
-                commit=(lines(['git', '-C', str(ROOT), 'rev-parse', 'HEAD']) or [None])[0])
+                commit=os.environ.get('CAWB_COMMIT') or (lines(['git', '-C', str(ROOT), 'rev-parse', 'HEAD']) or [None])[0])
 
 
 KEEP = ('name', 'launches', 'duration_us', 'dram_pct_measured', 'flops_pct_measured', 'dram_pct_ncu', 'sm_pct_ncu', 'occupancy_pct', 'registers',

@@ -60,7 +60,7 @@ def versions() -> dict:
     return dict(device=torch.cuda.get_device_name(0) if torch.cuda.is_available() else None, torch=torch.__version__, cuda=torch.version.cuda,
                 driver=(first(['nvidia-smi', '--query-gpu=driver_version', '--format=csv,noheader']) or [None])[0],
                 compute_sanitizer=' '.join(first([cs, '--version'])[-2:]) if cs else None, python=platform.python_version(),
-                commit=(first(['git', '-C', str(ROOT), 'rev-parse', 'HEAD']) or [None])[0])
+                commit=os.environ.get('CAWB_COMMIT') or (first(['git', '-C', str(ROOT), 'rev-parse', 'HEAD']) or [None])[0])
 
 
 def plain(ev, task, sol) -> dict:
