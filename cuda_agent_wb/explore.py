@@ -13,12 +13,13 @@ import pandas as pd
 from .rollout import read_trajectory, _traj_files
 from .eval import level_of, outcome_label, state_of, outcome_legend_html, OUTCOMES
 from .rollout import best_step, task_error_of
+from .ncu import roofline_figure
 
 # %% auto #0
 __all__ = ['TURN_COLUMNS', 'index_row', 'index_trajectories', 'filter_index', 'load_trajectory', 'file_versions', 'step_diff',
            'diff_html', 'log_html', 'code_html', 'jit_html', 'profile_table', 'verify_html', 'call_html',
-           'language_label', 'step_html', 'turn_table', 'turn_figure', 'Explorer', 'show', 'reveal', 'widget',
-           'export_html', 'explore']
+           'language_label', 'step_html', 'step_roofline', 'turn_table', 'turn_figure', 'Explorer', 'show', 'reveal',
+           'widget', 'export_html', 'explore']
 
 # %% ../nbs/14_explore.ipynb #44234ce6
 def _last_line(f, block: int = 1 << 16) -> str:
@@ -200,6 +201,13 @@ def step_html(traj: dict, i: int, versions: list[dict]|None = None) -> dict:
                 observation=log_html(s.get('observation')), diff=diff_html(step_diff(versions, i)), verify=verify_html(r, s.get('observation') or ''),
                 profile=profile_table(r).to_html(index=False, na_rep='', float_format='{:.4g}'.format) if r and r.get('timings') else '<i>no profile in this turn</i>')
 
+# %% ../nbs/14_explore.ipynb #28984068
+def step_roofline(traj: dict, i: int):
+    "The roofline figure of step i's Nsight Compute metrics, or None when the turn has none."
+    s = traj['steps'][i]; m = (s.get('result') or {}).get('ncu') or {}
+    if not (m.get('kernels') and m.get('peaks')): return None
+    return roofline_figure(m['kernels'], m['peaks'], f"Roofline: {traj['header']['task_id']} turn {s['turn']} ({m['peaks'].get('device', 'this GPU')})")
+
 # %% ../nbs/14_explore.ipynb #84e576a2
 TURN_COLUMNS = ['turn', 'tool', 'reward', 'speedup_vs_eager', 'speedup_vs_compile', 'prompt_tokens', 'completion_tokens']
 
@@ -250,7 +258,7 @@ class Explorer:
         self.play = W.Play(min=1, max=1, interval=1200, description='play')
         W.jslink((self.play, 'value'), (self.step, 'value'))
         self.panes = {k: W.HTML() for k in ('header', 'text', 'call', 'observation', 'diff', 'verify', 'profile')}
-        self.fig = None; self.fig_box = W.Box(); self.traj = self.file = None; self.scroller = W.Output()
+        self.fig = None; self.fig_box = W.Box(); self.traj = self.file = None; self.scroller, self.roofline = W.Output(), W.Output()
         for w in (self.level, self.outcome, self.min_reward): w.observe(lambda _: self._refilter(), 'value')
         self.quiet = False                # while `show` resets the filters, the chooser's own changes open nothing
         self.chooser.observe(lambda ch: ch['new'] and not self.quiet and ch['new'] != self.file and self.show(ch['new']), 'value')
@@ -312,6 +320,8 @@ def _render(self: Explorer, i: int):
         self.shown_turn = None; return
     for k, v in step_html(self.traj, i, self.versions).items(): self.panes[k].value = _CSS + f"<div class='cawb'>{v}</div>"
     self.shown_turn = self.traj['steps'][i]['turn']
+    self.roofline.outputs = ()                     # the shown turn's roofline only
+    if (rf := step_roofline(self.traj, i)) is not None: self.roofline.append_display_data(rf)
     with self.fig.batch_update():
         for sh in self.fig.layout.shapes: sh.x0 = sh.x1 = self.shown_turn
 Explorer._render = _render
@@ -327,7 +337,7 @@ def widget(self: Explorer):
                    p['header'], self.fig_box,
                    W.HBox([sec('model text', p['text'], '50%'), sec('tool call', p['call'], '50%')]),     # side by side, half each
                    sec('observation', p['observation']), sec('diff vs previous version', p['diff']),
-                   sec('verify result', p['verify']), sec('profiler', p['profile'])]).add_class('cawb-explorer')
+                   sec('verify result', p['verify']), sec('profiler', p['profile']), sec('roofline (Nsight Compute, when the turn ran it)', self.roofline)]).add_class('cawb-explorer')
 Explorer.widget = widget
 Explorer._ipython_display_ = lambda self: __import__('IPython.display').display.display(self.widget())
 
@@ -340,8 +350,10 @@ def export_html(file, dest) -> Path:
              turn_figure(traj).to_html(full_html=False, include_plotlyjs=True)]
     for i in range(len(traj['steps'])):
         s = step_html(traj, i, vers)
+        rf = step_roofline(traj, i)
         parts.append(f"<hr>{s['header']}<h4>model text</h4>{s['text']}<h4>tool call</h4>{s['call']}<h4>observation</h4>"
-                     f"{s['observation']}<h4>diff</h4>{s['diff']}<h4>verify</h4>{s['verify']}<h4>profiler</h4>{s['profile']}")
+                     f"{s['observation']}<h4>diff</h4>{s['diff']}<h4>verify</h4>{s['verify']}<h4>profiler</h4>{s['profile']}"
+                     + (f"<h4>roofline</h4>{rf.to_html(full_html=False, include_plotlyjs=False)}" if rf is not None else ''))
     dest = Path(dest); dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_text(f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(h['task_id'])}</title>{_CSS}</head>"
                     f"<body class='cawb' style='font-family:sans-serif;margin:2em'>{''.join(parts)}</body></html>")
