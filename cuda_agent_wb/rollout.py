@@ -20,11 +20,11 @@ from .agent_triton import check_language, make_kernel_env, language_script_path
 from .interrupts import Interrupted, interrupted
 
 # %% auto #0
-__all__ = ['MAX_EPISODES', 'JOBS_FILE', 'TrajectoryWriter', 'drop_torn_tail', 'make_header', 'make_step', 'best_step',
-           'make_summary', 'task_error_of', 'trajectory_invalid', 'chat_from_trajectory', 'trajectory_stem',
-           'run_trajectory', 'missed', 'drop_interrupted_summary', 'load_trajectories', 'EvaluatorPool',
-           'check_episode_count', 'record_jobs', 'run_progress', 'describe_progress', 'rollout', 'best_per_task',
-           'make_policy_factory']
+__all__ = ['MAX_EPISODES', 'JOBS_FILE', 'TrajectoryWriter', 'drop_torn_tail', 'make_header', 'make_step', 'sanitizer_flagged',
+           'best_step', 'make_summary', 'task_error_of', 'trajectory_invalid', 'chat_from_trajectory',
+           'trajectory_stem', 'run_trajectory', 'missed', 'drop_interrupted_summary', 'load_trajectories',
+           'EvaluatorPool', 'check_episode_count', 'record_jobs', 'run_progress', 'describe_progress', 'rollout',
+           'best_per_task', 'make_policy_factory']
 
 # %% ../nbs/09_rollout.ipynb #c30f26fb
 class TrajectoryWriter:
@@ -91,9 +91,15 @@ def _score(s):
     return (s['reward'], r.get('reward_continuous') if r.get('reward_continuous') is not None else -1e9)
 
 # %% ../nbs/09_rollout.ipynb #3062ce68
+def sanitizer_flagged(steps: list) -> set[str]:
+    "Hashes of the solutions the sanitizer stage flagged in `steps` (an eval-mode episode's last solution goes through it)."
+    flagged = lambda s: (((s.get('result') or {}).get('breakdown') or {}).get('sanitize') or {}).get('flag_names')
+    return {solution_hash(s['solution']) for s in steps if s.get('solution') and flagged(s)}
+
 def best_step(steps: list) -> dict|None:
-    "The step whose evaluated solution scores best (reward, then continuous reward); None if none was evaluated."
-    scored = [s for s in steps if s.get('reward') is not None and s.get('result')]
+    "The step whose evaluated solution scores best (reward, then continuous reward), never one the sanitizer flagged at any turn; None if none was evaluated."
+    bad = sanitizer_flagged(steps)
+    scored = [s for s in steps if s.get('reward') is not None and s.get('result') and not (s.get('solution') and solution_hash(s['solution']) in bad)]
     return max(scored, key=_score) if scored else None
 
 # %% ../nbs/09_rollout.ipynb #1d370ad1
