@@ -20,8 +20,8 @@ __all__ = ['FAST_P', 'OUTCOMES', 'STATES', 'TIMING_COLUMNS', 'BEST_COLUMNS', 'PA
            'metrics_by_level', 'timing_cols', 'outcome_label', 'state_of', 'outcome_legend_html', 'best_row',
            'best_solutions', 'per_task_best', 'failure_reasons', 'rescore_row', 'rescore', 'env_now', 'run_description',
            'eval_results', 'paper_table', 'fast_p_table', 'timed', 'speedup_bars', 'failure_bars', 'speedup_scatter',
-           'report_html', 'progress_lines', 'write_report', 'NoTrajectories', 'trajectory_sets', 'write_reports',
-           'match_solution', 'solution_pairs', 'survives', 'reverify', 'reverify_summary']
+           'roofline_section', 'report_html', 'progress_lines', 'write_report', 'NoTrajectories', 'trajectory_sets',
+           'write_reports', 'match_solution', 'solution_pairs', 'survives', 'reverify', 'reverify_summary']
 
 # %% ../nbs/13_eval.ipynb #6a898efb
 def _arrays(correct, speedup):
@@ -396,6 +396,21 @@ SOLUTION_COLUMNS = ['task_id', 'sample', 'level', 'backend', 'dtype', 'outcome',
                     'candidate_ms', 'candidate_ci_low_ms', 'candidate_ci_high_ms', 'eager_ms', 'eager_ci_low_ms', 'eager_ci_high_ms',
                     'compile_ms', 'compile_ci_low_ms', 'compile_ci_high_ms']
 
+# %% ../nbs/13_eval.ipynb #5fc6616b
+def roofline_section(df: pd.DataFrame) -> str:
+    "The report's roofline: every kernel of the last turn with Nsight Compute metrics in each trajectory, on the measured roofs ('' when none has any)."
+    from cuda_agent_wb.ncu import roofline_figure
+    kernels, peaks = [], None
+    for f in df['file'].dropna().unique() if 'file' in df else []:
+        try: steps = read_trajectory(f)['steps']
+        except (OSError, ValueError): continue
+        m = next(((s.get('result') or {}).get('ncu') for s in reversed(steps) if ((s.get('result') or {}).get('ncu') or {}).get('kernels')), None)
+        if m and m.get('peaks'): peaks = peaks or m['peaks']; kernels += [{**k, 'name': f"{Path(f).stem}: {k['name']}"} for k in m['kernels']]
+    if not kernels: return ''
+    fig = roofline_figure(kernels, peaks, f"Roofline of the kernels profiled with Nsight Compute ({peaks.get('device', 'this GPU')})")
+    return (f"<h2>Roofline</h2><p>Peaks measured on the machine ({html.escape(str(peaks.get('source', '')))}); hover a kernel for its numbers.</p>"
+            + fig.to_html(full_html=False, include_plotlyjs=False, default_height='440px'))
+
 # %% ../nbs/13_eval.ipynb #9f7136f2
 def report_html(res: dict, df: pd.DataFrame, title: str = 'cuda-agent-wb eval report') -> str:
     "The standalone HTML report for results `res` and the solutions table `df`."
@@ -411,7 +426,7 @@ def report_html(res: dict, df: pd.DataFrame, title: str = 'cuda-agent-wb eval re
             f"<h2>Metrics (this run) and the paper's Table 1</h2><p>The last column is the paper's, not measured here. "
             f"A speedup counts as significant when its 95 % interval lies above 1.</p>"
             f"{_html_table(paper_table(res))}<h2>fast_p</h2>{_html_table(fast_p_table(res), float_format='{:.3f}'.format)}"
-            f"<h2>What failed, and per-kernel speedups</h2>{''.join(plots)}<h2>Solutions</h2>"
+            f"<h2>What failed, and per-kernel speedups</h2>{''.join(plots)}{roofline_section(df)}<h2>Solutions</h2>"
             f"<p>Times are medians in milliseconds with their 95 % confidence intervals; speedups with their intervals.</p>"
             f"{_html_table(df[[c for c in SOLUTION_COLUMNS if c in df]], index=False, float_format='{:.4g}'.format)}"
             f"<h2>Outcome labels</h2><p>As the explorer uses them; the count is of this report's trajectories.</p>"
