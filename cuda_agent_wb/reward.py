@@ -741,7 +741,7 @@ def _evaluate(self: Evaluator, res: EvalResult, task: Task, solution, stages, al
     req = {'task': task.to_dict(), 'preset': preset, 'device': self.device, 'init_seed': seeds['init_seed'], 'init_seed2': seeds['init_seed2'], 'fp64': True,
            'seeds': seeds['trial_seeds'] + [seeds['refill_seed']], 'allow_tf32': self.s.timing.allow_tf32, 'timing': self.timing_config(),
            'probe': probe_overrides(task, preset)}
-    sess = None
+    sess, self.ref_asked = None, False
     try:
         if 'verify' in stages: sess, res.breakdown['prestarted'] = self._candidate_process()
         built = self._compile(res, solution)
@@ -753,6 +753,14 @@ def _evaluate(self: Evaluator, res: EvalResult, task: Task, solution, stages, al
     except ChildDied as e: res.add_flag(Flag(_CHILD_FLAG.get(e.reason, 'crashed'), str(e)))
     finally:
         if sess: sess.close()
+        if 'verify' in stages and res.failed() and not self.ref_asked: self._refer(req, alone)   # failed before the reference ran: is it the task's error?
+
+# %% ../nbs/07_reward.ipynb #ccebbf7c
+@patch
+def _refer(self: Evaluator, req: dict, alone: bool = False):
+    "Hold the device (shared, or `alone`) and start the reference's outputs for `req`; a task that cannot run says so there (read when the evaluation ends)."
+    self.device_lock.exclusive() if alone else self.device_lock.shared()
+    self.ref.submit({**req, 'cmd': 'outputs'}); self.ref_asked = True
 
 # %% ../nbs/07_reward.ipynb #0af87068
 @patch
@@ -766,8 +774,7 @@ def _run_session(self: Evaluator, res: EvalResult, sess: Session, req: dict, sta
         if msg['error'] == 'compile_error': res.compiled, res.compile_log = False, res.compile_log if ahead else msg.get('log', '')
         res.add_flag(Flag(msg['error'], ahead['error'] if ahead else msg['detail'])); return
     res.stage, tw = 'verify', time.perf_counter()
-    self.device_lock.exclusive() if alone else self.device_lock.shared()
-    self.ref.submit({**req, 'cmd': 'outputs'}); sess.send({'verify': True})
+    self._refer(req, alone); sess.send({'verify': True})
     t1 = time.perf_counter(); res.breakdown['device_wait_s'] = round(t1 - tw, 3)
     ref = self.ref.result()
     res.breakdown['reference_wait_s'] = round(time.perf_counter() - t1, 3)
