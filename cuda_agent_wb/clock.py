@@ -366,14 +366,15 @@ def run(self: Clock, n_sets: int, out_bytes: int = 0, check=None, checks: int = 
     k, t2 = min(want, n_sets), time.perf_counter()
     rows, checked, check_s, since, settled = [], 0, 0.0, 0, None
     if self.neighbours: self.neighbours.mark(); self.looked = time.perf_counter()
-    while sum(not r['causes'] for r in rows) < self.rounds and len(rows) < self.rounds + self.rounds // 2:
-        if len(rows) >= min(self.rounds, 10) and time.perf_counter() - t0 > self.budget_s: break
+    over = lambda: (sum(not r['causes'] for r in rows) >= self.rounds or len(rows) >= self.rounds + self.rounds // 2
+                    or (len(rows) >= min(self.rounds, 10) and time.perf_counter() - t0 > self.budget_s))
+    while not over():
         rows.append(r := self.round(k, n_sets))
         since = self.look_around(rows, since, force=len(rows) >= self.rounds)
         if decided is not None and sum(not x['causes'] for x in rows) >= self.least:
             since = self.look_around(rows, since, force=True)
             settled = self.settled(rows, decided)
-        last = settled is not None or sum(not r['causes'] for r in rows) >= self.rounds
+        last = settled is not None or over()           # however the rounds end, one of them is checked
         if check and checked < checks and (secrets.randbelow(max(1, self.rounds)) < checks or (last and not checked)):
             r['checked'] = True; checked += 1; tc = time.perf_counter(); check(r, k); check_s += time.perf_counter() - tc
         if settled is not None: break
