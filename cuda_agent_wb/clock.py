@@ -13,9 +13,9 @@ from .verify import Flag, flat_outputs
 from .sandbox import ChildDied, copy_for_message
 
 # %% auto #0
-__all__ = ['COMMAND', 'REPLY', 'BLOCK', 'ROLL', 'FETCH', 'POOL', 'END', 'tensor_words', 'output_checksum', 'InputPool',
-           'BlockServer', 'input_bytes', 'tree_sched_ns', 'descendants', 'GpuNeighbours', 'TimedProcess', 'Clock',
-           'CallFailed', 'waited', 'median_ci', 'kept_rounds', 'paired', 'side_of', 'per_call_us', 'summary',
+__all__ = ['POOL_DRAWS', 'COMMAND', 'REPLY', 'BLOCK', 'ROLL', 'FETCH', 'POOL', 'END', 'tensor_words', 'output_checksum',
+           'InputPool', 'BlockServer', 'input_bytes', 'tree_sched_ns', 'descendants', 'GpuNeighbours', 'TimedProcess',
+           'Clock', 'CallFailed', 'waited', 'median_ci', 'kept_rounds', 'paired', 'side_of', 'per_call_us', 'summary',
            'check_work_outside_blocks', 'check_reply_checksum']
 
 # %% ../nbs/06b_clock.ipynb #69bf4278
@@ -34,13 +34,15 @@ def output_checksum(out) -> int:
     return total % (1 << 62)
 
 # %% ../nbs/06b_clock.ipynb #2c8603c1
+POOL_DRAWS = 8   # input sets a pool draws; the rest are rotated copies of them
+
 class InputPool:
     "`n` input sets: up to `draws` drawn from consecutive seeds (the first of them may come `drawn` already), the rest copies of them; the floating inputs of each position are views of one buffer, each copy rotated to other values, so `roll` gives every set new values in two kernels."
     def __init__(self, draw, base_seed: int, n: int, draws: int = 8, drawn: list|None = None):
         m = min(n, draws)
         drawn = list(drawn or [])[:m]
         drawn += [list(draw(base_seed + i)) for i in range(len(drawn), m)]
-        self.sets, self.buffers, self.drawn, self.raw_sets = [list(drawn[i % len(drawn)]) for i in range(n)], [], len(drawn), drawn
+        self.sets, self.buffers, self.drawn = [list(drawn[i % len(drawn)]) for i in range(n)], [], len(drawn)
         for p in range(len(self.sets[0]) if self.sets else 0): self._pack(p)
 
 @patch
@@ -95,9 +97,9 @@ def make_pool(self: BlockServer, seed: int, n: int) -> int:
     self.outs.clear(); self.pool = self.raw = None       # freed at once (no cycles); a full collection costs 0.1 s or more
     drawn = raw or [list(self.draw(seed))]
     m = min(n, max(2, self.pool_bytes // max(1, input_bytes(drawn[0]))))
-    self.pool = InputPool(self.draw, seed, m, drawn=drawn)
-    draws, self.pool.raw_sets = self.pool.raw_sets, None
-    if raw is None: self.raw = (seed, draws)              # kept for the next pool only
+    drawn = drawn[:m] + [list(self.draw(seed + i)) for i in range(len(drawn), min(m, POOL_DRAWS))]
+    self.pool = InputPool(self.draw, seed, m, draws=POOL_DRAWS, drawn=drawn)
+    if raw is None: self.raw = (seed, drawn)              # kept for the next pool only
     return len(self.pool.sets)
 
 # %% ../nbs/06b_clock.ipynb #7864b554
@@ -231,14 +233,19 @@ def _reply(self: TimedProcess, limit: float, what: str) -> bytes:
         self.sess._watch(what); raise ChildDied('exited', f"{self.name} process closed its channel during {what}") from None
 
 @patch
+def _unpacked(self: TimedProcess, raw: bytes) -> tuple[int, int]:
+    "A raw reply's (status, value); ChildDied when it is not a reply."
+    if len(raw) != REPLY.size: raise ChildDied('protocol', f"{self.name} process answered out of protocol during timing")
+    return REPLY.unpack(raw)
+
+@patch
 def command(self: TimedProcess, cmd: int, which: int = 0, a: int = 0, b: int = 0, limit: float = 60.0) -> dict:
     "Send one command, read its reply: {status, value, ns (this process's clock, send to reply), cpu_ns and wait_ns (the child's threads' CPU time and run-queue wait meanwhile)}."
     msg = COMMAND.pack(cmd, which, a, b)
     c0, w0 = self._idle_cpu()
     t0 = time.perf_counter_ns(); self.conn.send_bytes(msg); raw = self._reply(limit, 'timing'); t1 = time.perf_counter_ns()
     cpu, w1 = tree_sched_ns(self.pid); self.idle_from = cpu
-    if len(raw) != REPLY.size: raise ChildDied('protocol', f"{self.name} process answered out of protocol during timing")
-    status, value = REPLY.unpack(raw)
+    status, value = self._unpacked(raw)
     return {'status': status, 'value': value, 'ns': t1 - t0, 'cpu_ns': max(0, cpu - c0), 'wait_ns': max(0, w1 - w0)}
 
 # %% ../nbs/06b_clock.ipynb #8f12f2ef
@@ -251,8 +258,7 @@ def post(self: TimedProcess, cmd: int, which: int = 0, a: int = 0, b: int = 0):
 def answered(self: TimedProcess, limit: float = 60.0) -> int:
     "The value of the reply to the command `post`ed."
     raw = self._reply(limit, 'timing'); self.idle_from = tree_sched_ns(self.pid)[0]
-    if len(raw) != REPLY.size: raise ChildDied('protocol', f"{self.name} process answered out of protocol during timing")
-    return REPLY.unpack(raw)[1]
+    return self._unpacked(raw)[1]
 
 # %% ../nbs/06b_clock.ipynb #1a0668e1
 @patch
