@@ -24,7 +24,7 @@ import torch
 
 def summarise(m, cfg, STAGES, device, n_params, extra, backend) -> dict:
     "The results record from a run's metrics table."
-    keys = ['stage', 'step', 'episodes', 'reward_mean', 'pass_rate', 'turns_mean', 'parse_error_rate', 'seq_len_mean',
+    keys = ['stage', 'step', 'episodes', 'evaluations', 'builds', 'reward_mean', 'pass_rate', 'turns_mean', 'parse_error_rate', 'seq_len_mean',
             'trainable_tokens', 'rollout_s', 'gen_s', 'wait_s', 'update_s', 'step_s', 'tokens_per_s', 'gen_tokens_per_s', 'ratio_dev', 'policy_loss',
             'value_loss', 'kl', 'clip_frac', 'entropy', 'explained_var', 'grad_norm_actor', 'grad_norm_critic']
     rows = [{k: r[k] for k in keys if k in r and r[k] == r[k]} for r in m.to_dict('records')]
@@ -34,7 +34,7 @@ def summarise(m, cfg, STAGES, device, n_params, extra, backend) -> dict:
         device=device, backend=backend, actor_params=n_params, model=cfg.tiny, dtype=cfg.dtype, grad_ckpt=cfg.grad_ckpt, tasks=cfg.tasks,
         episodes_per_step=cfg.ppo_episodes, samples_per_task=cfg.samples_per_task, max_turns=cfg.max_turns,
         max_new_tokens=cfg.max_new_tokens, micro_batch=cfg.micro_batch, rollout_workers=cfg.workers, steps=len(ppo),
-        median_step_s=med('step_s'), median_rollout_s=med('rollout_s'), median_gen_s=med('gen_s'), median_wait_s=med('wait_s'), median_update_s=med('update_s'),
+        evaluations_per_step=med('evaluations'), builds_per_step=med('builds'), median_step_s=med('step_s'), median_rollout_s=med('rollout_s'), median_gen_s=med('gen_s'), median_wait_s=med('wait_s'), median_update_s=med('update_s'),
         median_update_tokens_per_s=med('tokens_per_s'), median_gen_tokens_per_s=med('gen_tokens_per_s'),
         max_ratio_dev=max((r.get('ratio_dev') or 0) for r in ppo) if ppo else None, **extra, per_step=rows)
 
@@ -48,6 +48,36 @@ def save_times(out: Path) -> dict:
     return dict(checkpoints=len(ck), checkpoint_s=round(statistics.median(ck), 2) if ck else None, export_s=ex[-1] if ex else None)
 
 
+def meta_params(cfg) -> int:
+    "The actor's parameter count, from its config on the meta device (no memory, whatever the sharding)."
+    from cuda_agent_wb.train import tiny_config, base_tokenizer
+    from transformers import AutoModelForCausalLM
+    with torch.device('meta'): return sum(p.numel() for p in AutoModelForCausalLM.from_config(tiny_config(base_tokenizer(cfg.tokenizer), **cfg.tiny)).parameters())
+
+
+def rank_peaks(tr, out: Path) -> list|None:
+    "Every process's peak GPU memory (GiB), by rank: each writes its own file, the main process reads them all."
+    if not torch.cuda.is_available(): return None
+    (out / f'peak_mem.{tr.acc.process_index}').write_text(str(torch.cuda.max_memory_allocated() / 2**30))
+    tr.acc.wait_for_everyone()
+    return [round(float((out / f'peak_mem.{r}').read_text()), 2) for r in range(tr.acc.num_processes)]
+
+
+def allreduce_probe(tr, repeats: int = 5) -> float|None:
+    "Median seconds of one all-reduce the size of the trainable parameters (actor and critic, their dtype) over all processes: what a step's gradient sync costs where it does not overlap the backward. Run by every process."
+    from accelerate.utils import DistributedType
+    if tr.acc.num_processes == 1 or tr.acc.distributed_type == DistributedType.FSDP: return None   # FSDP's collectives are gathers and scatters of shards
+    import torch.distributed as dist
+    ps = [p for m in (tr.actor, tr.critic) for p in m.parameters() if p.requires_grad]
+    buf = torch.zeros(sum(p.numel() for p in ps), dtype=ps[0].dtype, device=tr.acc.device)
+    times = []
+    for _ in range(repeats + 1):
+        tr.acc.wait_for_everyone(); t0 = time.time(); dist.all_reduce(buf)
+        if buf.is_cuda: torch.cuda.synchronize()
+        times.append(time.time() - t0)
+    return round(statistics.median(times[1:]), 4)
+
+
 def write(path, res: dict):
     "Write the results JSON (atomically: a reader never sees half a file)."
     p = Path(path); p.parent.mkdir(parents=True, exist_ok=True)
@@ -59,6 +89,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--steps', type=int, default=3, help='agentic PPO iterations')
     ap.add_argument('--episodes', type=int, default=8, help='episodes per iteration (global batch = PPO mini-batch)')
+    ap.add_argument('--preset', default='gpu-100m', help="TrainConfig preset (gpu-100m-replay: episodes replay the bundled scripts, so they evaluate kernels)")
     ap.add_argument('--stages', default='4', help='stages to run (default: 4, agentic PPO only)')
     ap.add_argument('--backend', default='cuda', choices=['cuda', 'cpu'])
     ap.add_argument('--out', default='runs/train_gpu')
@@ -71,11 +102,9 @@ def main():
     import transformers
     ov = dict(out_dir=a.out, stages=[int(s) for s in a.stages.split(',')], backend=a.backend, ppo_iterations=a.steps,
               ppo_episodes=a.episodes, mini_batch=a.episodes, warmup_iterations=1, warmup_episodes=a.episodes, resume=False)
-    cfg = make_config('gpu-100m', **{**ov, **parse_overrides(a.set)})
+    cfg = make_config(a.preset, **{**ov, **parse_overrides(a.set)})
     if a.from_metrics:      # a run cut off after its steps: summarise what it measured, nothing else
-        from cuda_agent_wb.train import tiny_config, base_tokenizer
-        from transformers import AutoModelForCausalLM
-        with torch.device('meta'): n_params = sum(p.numel() for p in AutoModelForCausalLM.from_config(tiny_config(base_tokenizer(cfg.tokenizer), **cfg.tiny)).parameters())
+        n_params = meta_params(cfg)
         res = summarise(read_metrics(a.from_metrics), cfg, STAGES, a.device or 'unknown', n_params, {}, a.backend)
         res.update(source=f"summarised from {a.from_metrics} (the run was stopped after its PPO steps, before writing this file)",
                    transformers=a.transformers or transformers.__version__, torch=a.torch or torch.__version__, cuda=a.cuda)
@@ -87,7 +116,7 @@ def main():
         tr = Trainer(cfg)
         main_process = tr.acc.is_main_process
         setup_s = time.time() - t0
-        n_params = sum(p.numel() for p in tr.actor.parameters())
+        n_params = meta_params(cfg)                               # under FSDP a process holds only its shard
         if torch.cuda.is_available(): torch.cuda.reset_peak_memory_stats()
         dev = torch.cuda.get_device_name(0) if a.backend == 'cuda' else 'cpu'
         if tr.acc.num_processes > 1: dev = f"{tr.acc.num_processes} x {dev}"
@@ -104,8 +133,10 @@ def main():
             if rec['stage'] == STAGES[4] and main_process: write(a.results, result(False))
         tr.metrics.listeners.append(on_record)
         tr.run()
+        peaks, sync_s = rank_peaks(tr, Path(a.out)), allreduce_probe(tr)    # both collective: every process takes part
         if not main_process: return
         res = result(True)
+        res.update(peak_gpu_mem_gb_per_rank=peaks, allreduce_s=sync_s, distributed=str(tr.acc.distributed_type))
     write(a.results, res)
     print(json.dumps({k: v for k, v in res.items() if k != 'per_step'}, indent=1))
 

@@ -18,7 +18,7 @@ from .episodes import stop_token_ids
 # %% auto #0
 __all__ = ['CUDAGRAPH_TLS_KEYS', 'GEN_CACHES', 'MASK32', 'cudagraph_tls', 'adopt_cudagraph_tls', 'ActorPolicy', 'holding_device',
            'timer_waiting', 'YieldToTimers', 'mul32', 'hash32', 'gumbel_noise', 'KeyedGumbel', 'turn_seed',
-           'static_batch', 'EpisodePolicy', 'lockstep_header', 'play_lockstep']
+           'static_batch', 'EpisodePolicy', 'ReplayPolicy', 'lockstep_header', 'play_lockstep']
 
 # %% ../../nbs/12_train_4_actor.ipynb #da7c3f60
 CUDAGRAPH_TLS_KEYS = ('tree_manager_containers', 'tree_manager_locks')
@@ -231,13 +231,19 @@ def generate_chunk(self: ActorPolicy):
 
 # %% ../../nbs/12_train_4_actor.ipynb #df942a00
 @patch
-def act(self: ActorPolicy, messages, tools, key: str|None = None):
-    "One reply: HFPolicy's context fitting on the rendered chat, then pure sampling (pooled), its draws keyed by `key` and the turn if given."
-    from cuda_agent_wb.agent import parse_tool_call
+def prompt_ids(self: ActorPolicy, messages, tools) -> list[int]:
+    "The prompt's ids: HFPolicy's context fitting on the rendered chat (room left for `max_new_tokens`), then encoding."
     from cuda_agent_wb.policy import fit_context
     msgs = fit_context(self._render(messages, tools), self.context_tokens - self.max_new_tokens,
                        count=lambda ms: len(self._encode(ms, tools)))
-    prompt = self._encode(msgs, tools)
+    return self._encode(msgs, tools)
+
+# %% ../../nbs/12_train_4_actor.ipynb #bd9c72b7
+@patch
+def act(self: ActorPolicy, messages, tools, key: str|None = None):
+    "One reply: the fitted prompt (`prompt_ids`), then pure sampling (pooled), its draws keyed by `key` and the turn if given."
+    from cuda_agent_wb.agent import parse_tool_call
+    prompt = self.prompt_ids(messages, tools)
     turn = sum(m.get('role') == 'assistant' for m in messages)
     reply, share, n = self.generate_pooled(prompt, turn_seed(f"{key}|{turn}") if key is not None else None)
     text = self.tok.decode(reply, skip_special_tokens=False)
@@ -251,6 +257,32 @@ class EpisodePolicy:
     def __getattr__(self, name): return getattr(self.actor, name)
     def act(self, messages, tools): return self.actor.act(messages, tools, key=self.key)
 
+
+# %% ../../nbs/12_train_4_actor.ipynb #a23ff9f3
+@patch
+def forward_reply(self: ActorPolicy, prompt: list[int], reply: list[int]) -> float:
+    "Read `prompt` + `reply` in one forward pass (eval mode, the device held shared, as generation does); its seconds, added to `busy_s`."
+    dev = next(self.model.parameters()).device
+    if self.device_lock is None: self.device_lock = DeviceLock(device_lock_key(str(dev)), say_after=60)
+    with self.lock, torch.no_grad(), holding_device(self.device_lock):
+        t0, was_training = time.time(), self.model.training
+        self.model.eval()
+        try: self.model(input_ids=torch.tensor([prompt + reply], device=dev), logits_to_keep=1).logits.float().sum().item()
+        finally: self.model.train(was_training)
+        secs = time.time() - t0; self.busy_s += secs
+    return secs
+
+# %% ../../nbs/12_train_4_actor.ipynb #47661b13
+class ReplayPolicy:
+    "An episode whose replies are a script's, each read by the live actor in one forward pass (`forward_reply`): real turns, no sampling."
+    name = 'replay'
+    def __init__(self, actor: ActorPolicy, script): self.actor, self.script = actor, script
+    def describe(self): return dict(self.actor.describe(), policy=self.name, script=self.script.describe().get('script'))
+    def act(self, messages, tools):
+        out = self.script.act(messages, tools)
+        prompt, reply = self.actor.prompt_ids(messages, tools), self.actor.tok(out.text, add_special_tokens=False)['input_ids']
+        secs = self.actor.forward_reply(prompt, reply)
+        return PolicyOutput(out.text, out.action, out.parse_error, len(prompt), len(reply), meta=dict(gen_s=secs, gen_batch=1))
 
 # %% ../../nbs/12_train_4_actor.ipynb #142b3a3b
 def lockstep_header(env, sample: int, policy, messages: list, tools) -> dict:

@@ -133,6 +133,7 @@ class AgenticSettings:
     workers: int = 8                     # concurrent agent episodes (rollout runner threads) per process
     evaluators: int = 1                  # evaluators per process on its device: more overlap episodes' builds and checks (timing stays one at a time)
     max_misses: int|None = None          # end an episode after this many unparseable replies in a row (None: play to max_turns)
+    replay_scripts: bool = False         # stage 4 replays each task's bundled script through the live actor (train.actor.ReplayPolicy): real evaluations, no sampling; measures the machinery, learns nothing
 
 # %% ../../nbs/12_train_5_config.ipynb #a7cc8a27
 @dataclass
@@ -191,6 +192,10 @@ PRESETS['gpu-100m-ppo-gain'] = dict(PRESETS['gpu-100m-demo'], rft_script_samples
                                     lam=1.0, value_lam=1.0,             # every policy token's advantage is the outcome minus its value (below)
                                     max_misses=3,                       # a policy lost in unparseable replies stops, not 16 turns of 3072 tokens
                                     loss_agg='seq-mean-token-mean')     # each episode weighs alike: a reply that gives up is one short turn beside kernels of thousands of tokens
+
+# %% ../../nbs/12_train_5_config.ipynb #3502caed
+PRESETS['gpu-100m-replay'] = dict(PRESETS['gpu-100m'], stages=[4], tasks=DEMO_CUDA_TASKS, replay_scripts=True, max_turns=16,
+                                  max_new_tokens=3072, gen_cache='dynamic', samples_per_task=1, micro_batch=1)
 
 # %% ../../nbs/12_train_5_config.ipynb #a002e911
 _AT_LEAST_1 = ('max_new_tokens max_seq_len ppo_epochs mini_batch micro_batch warmup_episodes rft_max_turns rft_max_repeats sft_batch '

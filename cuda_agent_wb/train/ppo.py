@@ -190,7 +190,7 @@ def ppo_iteration(self: Trainer, stage: int, it: int) -> dict:
     return self.reduce(rec)
 
 # %% ../../nbs/12_train_8_ppo.ipynb #9eebb1eb
-_SUMMED, _MAXED = ('episodes', 'trainable_tokens', 'kept', 'pool', 'dropped_unfinished', 'dropped_reward', 'dropped_loop',
+_SUMMED, _MAXED = ('episodes', 'evaluations', 'builds', 'trainable_tokens', 'kept', 'pool', 'dropped_unfinished', 'dropped_reward', 'dropped_loop',
                    'dropped_schema', 'dropped_task_error', 'task_errors', 'heldout_episodes', 'heldout_task_errors'), ('reward_max', 'ratio_dev')
 
 @patch

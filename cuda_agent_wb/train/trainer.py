@@ -12,12 +12,12 @@ from fastcore.basics import patch
 from .models import base_tokenizer, init_base_model, load_actor, load_critic, MasterAdamW, quiet_logger
 from .episodes import trajectory_reward
 from .envs import GuessEnv, SingleTurnEnv
-from .actor import ActorPolicy, EpisodePolicy, play_lockstep
+from .actor import ActorPolicy, EpisodePolicy, ReplayPolicy, play_lockstep
 from .config import save_config, STAGES, TrainConfig
 from .metrics import MetricsLog, survive
 
 # %% auto #0
-__all__ = ['RUN_OUTPUTS', 'Trainer', 'full_params', 'episode_plan', 'rollout_stats']
+__all__ = ['RUN_OUTPUTS', 'EVALUATOR_TOOLS', 'Trainer', 'full_params', 'episode_plan', 'rollout_stats']
 
 # %% ../../nbs/12_train_7_trainer.ipynb #5eb18740
 class Trainer:
@@ -245,11 +245,21 @@ def rollout_kernel(self: Trainer, tasks: list, out_dir, max_turns: int, make_pol
     pol, jobs = self.policy(), [(t, k) for t in tasks for k in range(samples)] if jobs is None else jobs
     where = '/'.join(Path(out_dir).parts[-2:])        # e.g. agentic/it0003: the same in two runs with the same seed
     keyed = lambda t, k: EpisodePolicy(pol, f"{self.cfg.seed}|{where}|{t.id}|{k}")
+    if make_policy is None and self.cfg.replay_scripts: make_policy = self.replayed(tasks)
     rollout(tasks, make_policy or keyed, self.agent_envs, out_dir, jobs=jobs, workers=self.cfg.workers,
             resume=True, progress=self.acc.is_main_process, backend=self.cfg.backend, max_turns=max_turns, language=self.cfg.language,
             max_misses=self.cfg.max_misses)
     paths = [Path(out_dir)/f"{trajectory_stem(t, k)}.jsonl" for t, k in jobs]
     return [read_trajectory(p) for p in paths if p.exists()]
+
+# %% ../../nbs/12_train_7_trainer.ipynb #d01d507d
+@patch
+def replayed(self: Trainer, tasks: list):
+    "`make_policy` for `replay_scripts`: each episode replays its task's bundled script through the live actor; a ValueError naming tasks without one."
+    from cuda_agent_wb.policy import load_script, script_path
+    missing = [t.id for t in tasks if not script_path(t.id, self.cfg.backend).is_file()]
+    if missing: raise ValueError(f"replay_scripts: no bundled {self.cfg.backend} script for {', '.join(missing)} (data/scripts/{self.cfg.backend}/)")
+    return lambda t, k: ReplayPolicy(self.policy(), load_script(script_path(t.id, self.cfg.backend)))
 
 # %% ../../nbs/12_train_7_trainer.ipynb #4b22cd34
 @patch
@@ -281,6 +291,9 @@ def collect(self: Trainer, stage: int, it: int) -> list[dict]:
 # %% ../../nbs/12_train_7_trainer.ipynb #83d1cdae
 def _mean(xs): xs = [x for x in xs if x is not None]; return sum(xs) / len(xs) if xs else None
 
+# %% ../../nbs/12_train_7_trainer.ipynb #a83a3ecc
+EVALUATOR_TOOLS = ('verify', 'profile')   # the agent's tools that run the evaluator on a kernel (`evaluations` in a step's metrics; `compile` counts as `builds`)
+
 # %% ../../nbs/12_train_7_trainer.ipynb #0d19b96c
 def rollout_stats(trajs: list) -> dict:
     "Reward, pass rate, speedups, turns, parse errors and generation tokens/s of a batch of trajectories."
@@ -290,7 +303,8 @@ def rollout_stats(trajs: list) -> dict:
     steps = [s for t in trajs for s in t['steps']]
     sm = [t.get('summary') or {} for t in trajs]
     gen_s = sum(s.get('policy_s', 0) for s in steps)
-    return dict(episodes=len(trajs), task_errors=bad, reward_mean=_mean(rs), reward_max=max(rs, default=None), pass_rate=_mean([r >= 1 for r in rs]),
+    tools = [(s.get('action') or {}).get('tool') for s in steps]
+    return dict(episodes=len(trajs), task_errors=bad, evaluations=sum(t in EVALUATOR_TOOLS for t in tools), builds=tools.count('compile'), reward_mean=_mean(rs), reward_max=max(rs, default=None), pass_rate=_mean([r >= 1 for r in rs]),
                 speedup_vs_eager=_mean([s.get('best_speedup_vs_eager') for s in sm]),
                 speedup_vs_compile=_mean([s.get('best_speedup_vs_compile') for s in sm]),
                 turns_mean=_mean([len(t['steps']) for t in trajs]), parse_error_rate=_mean([s.get('action') is None for s in steps]),
