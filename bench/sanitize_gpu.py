@@ -117,6 +117,7 @@ def main():
     ap.add_argument('--budget-s', type=float, default=480, help='no case starts after this many seconds (the JSON is written before a hard limit)')
     ap.add_argument('--cuda-agent', default=None, help="a CUDA Agent checkout: its workdirs are sanitized too")
     ap.add_argument('--limit', type=int, default=None, help='only the first N cases (a quick check)')
+    ap.add_argument('--kinds', default=None, help="only these kinds of case, comma-separated: adversarial, valid_bundled, valid_tests, valid_cuda_agent")
     ap.add_argument('--no-plain', action='store_true', help='skip the plain evaluations of the adversarial cases')
     ap.add_argument('--backend', default='cuda', choices=('cuda', 'cpu'), help='cuda (compute-sanitizer) or cpu (the CPU counterparts: ASan+UBSan, TSan)')
     a = ap.parse_args()
@@ -131,6 +132,7 @@ def main():
     if why:
         out.write_text(json.dumps({**head, 'error': why}, indent=1)); print(f"sanitize_gpu: {why}", file=sys.stderr); sys.exit(2)
     todo, notes = cases(a.cuda_agent, a.limit, a.backend)
+    if a.kinds: todo = [c for c in todo if c["kind"] in a.kinds.split(",")]; notes.append(f"only the kinds {a.kinds} (--kinds)")
     t0 = time.perf_counter(); DEADLINE[0] = t0 + a.budget_s
     with ThreadPoolExecutor(a.jobs) as ex: rows = list(ex.map(lambda c: run_case(c, a.preset, a.calls, a.backend), todo))
     stage_s = round(time.perf_counter() - t0, 1)

@@ -20,7 +20,7 @@ fsdp() { CUDA_VISIBLE_DEVICES=$1 CAWB_EVAL_PRESET=cpu timeout "$3" python3 bench
 case "${1:?phase A, B, C or D}" in
   A) svc 0 1 0 560 & svc 1,2 2 0,1 560 & train 3 1 560 & wait ;;
   B) train 0,1 2 560 & { fsdp 2,3 2 420; CUDA_VISIBLE_DEVICES=2 timeout 130 python3 bench/sanitize_gpu.py --out "$OUT/sanitize_gpu_ca.json" \
-          --cuda-agent .ext/CUDA-Agent --budget-s 100 > "$OUT/sanitize_ca.log" 2>&1; } & wait ;;
+          --cuda-agent .ext/CUDA-Agent --kinds valid_cuda_agent --budget-s 100 > "$OUT/sanitize_ca.log" 2>&1; } & wait ;;
   C) svc 0,1,2,3 4 0,1,2,3 570 ;;
   D) train 0,1,2,3 4 330; fsdp 0,1,2,3 4 240 ;;
 esac
