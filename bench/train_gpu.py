@@ -25,7 +25,7 @@ import torch
 def summarise(m, cfg, STAGES, device, n_params, extra, backend) -> dict:
     "The results record from a run's metrics table."
     keys = ['stage', 'step', 'episodes', 'evaluations', 'builds', 'reward_mean', 'pass_rate', 'turns_mean', 'parse_error_rate', 'seq_len_mean',
-            'trainable_tokens', 'rollout_s', 'gen_s', 'wait_s', 'update_s', 'step_s', 'tokens_per_s', 'gen_tokens_per_s', 'ratio_dev', 'policy_loss',
+            'trainable_tokens', 'rollout_s', 'rollout_max_s', 'gen_s', 'wait_s', 'update_s', 'step_s', 'tokens_per_s', 'gen_tokens_per_s', 'ratio_dev', 'policy_loss',
             'value_loss', 'kl', 'clip_frac', 'entropy', 'explained_var', 'grad_norm_actor', 'grad_norm_critic']
     rows = [{k: r[k] for k in keys if k in r and r[k] == r[k]} for r in m.to_dict('records')]
     ppo = [r for r in rows if r['stage'] == STAGES[4]]

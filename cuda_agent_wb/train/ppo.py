@@ -185,13 +185,13 @@ def ppo_iteration(self: Trainer, stage: int, it: int) -> dict:
     t2 = time.time()
     ntok = sum(b['attention_mask'].sum().item() for b in mbs) * c.ppo_epochs
     rec = dict(rollout_stats(trajs), **held, **batch_stats(mbs), **upd, truncated_frac=_mean([e.meta['truncated'] for e in eps]),
-               rollout_s=t1 - t0, gen_s=gen_s, wait_s=max(0.0, t1 - t0 - gen_s), update_s=t2 - t1, step_s=t2 - t0,
+               rollout_s=t1 - t0, rollout_max_s=t1 - t0, gen_s=gen_s, wait_s=max(0.0, t1 - t0 - gen_s), update_s=t2 - t1, step_s=t2 - t0,
                tokens_per_s=ntok / max(t2 - t1, 1e-9))
     return self.reduce(rec)
 
 # %% ../../nbs/12_train_8_ppo.ipynb #9eebb1eb
 _SUMMED, _MAXED = ('episodes', 'evaluations', 'builds', 'trainable_tokens', 'kept', 'pool', 'dropped_unfinished', 'dropped_reward', 'dropped_loop',
-                   'dropped_schema', 'dropped_task_error', 'task_errors', 'heldout_episodes', 'heldout_task_errors'), ('reward_max', 'ratio_dev')
+                   'dropped_schema', 'dropped_task_error', 'task_errors', 'heldout_episodes', 'heldout_task_errors'), ('reward_max', 'ratio_dev', 'rollout_max_s')
 
 @patch
 def reduce(self: Trainer, rec: dict) -> dict:

@@ -231,11 +231,11 @@ def iteration_tasks(self: Trainer, key: str, it: int, n: int) -> list:
 
 # %% ../../nbs/12_train_7_trainer.ipynb #5e1a7c31
 def episode_plan(n: int, k: int, n_tasks: int, world: int = 1) -> list[list[tuple[int, int]]]:
-    "Each process's `(task slot, sample)` pairs for `n` episodes at `k` per task over `n_tasks` tasks (equal shares)."
+    "Each process's `(task slot, sample)` pairs for `n` episodes at `k` per task over `n_tasks` tasks (equal shares, the same mix of tasks)."
     per = math.ceil(n / world)
     m = min(n_tasks, math.ceil(per * world / k))      # distinct tasks: n / k, or all there are (then more samples each)
     eps = sorted((j % m, j // m) for j in range(per * world))
-    return [eps[r * per:(r + 1) * per] for r in range(world)]
+    return [eps[r::world] for r in range(world)]          # dealt round: a task's samples spread over the processes
 
 # %% ../../nbs/12_train_7_trainer.ipynb #f90c7058
 @patch
