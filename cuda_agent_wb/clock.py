@@ -212,14 +212,14 @@ class TimedProcess:
     "The evaluator's handle on one process serving blocks (`BlockServer` in a sandbox `Session`): its blocks are timed by the evaluator's clock."
     def __init__(self, sess, name: str):
         self.sess, self.name, self.conn, self.pid = sess, name, sess.chan.conn, sess.pid
-        self.idle_from, self.outside_ns, self.outside_worst = None, 0, 0
+        self.idle_from, self.outside_ns, self.outside_worst, self.outside_gaps = None, 0, 0, 0
 
 @patch
 def _idle_cpu(self: TimedProcess) -> tuple[int, int]:
     "Read the child's (CPU, wait) ns; add the CPU it used since its last reply to `outside_ns`."
     cpu, wait = tree_sched_ns(self.pid)
     if self.idle_from is not None:
-        used = max(0, cpu - self.idle_from); self.outside_ns += used; self.outside_worst = max(self.outside_worst, used)
+        used = max(0, cpu - self.idle_from); self.outside_ns += used; self.outside_worst = max(self.outside_worst, used); self.outside_gaps += 1
     return cpu, wait
 
 @patch
@@ -291,7 +291,7 @@ class Clock:
         self.max_k, self.neighbours, self.limit, self.budget_s, self.look_s, self.looked = max_k, neighbours, limit, budget_s, 0.1, 0.0
         self.least = min(least, rounds)
         self.procs = list({id(p): p for p, _ in entries.values()}.values())
-        for p in self.procs: p.idle_from, p.outside_ns, p.outside_worst = None, 0, 0     # a process kept from an earlier evaluation starts afresh
+        for p in self.procs: p.idle_from, p.outside_ns, p.outside_worst, p.outside_gaps = None, 0, 0, 0   # a process kept from an earlier evaluation starts afresh
 
 # %% ../nbs/06b_clock.ipynb #c25fbb6c
 @patch
@@ -389,7 +389,8 @@ def run(self: Clock, n_sets: int, out_bytes: int = 0, check=None, checks: int = 
     phases = {'calibrate_s': t1 - t0, 'pool_s': t2 - t1, 'rounds_s': t3 - t2 - check_s, 'checks_s': check_s,
               'blocks_s': sum(b['ns'] for r in rows for b in r.values() if isinstance(b, dict)) / 1e9}
     return {'k': k, 'sets': n_sets, 'rows': rows, 'per_call_ns': self.per_call_ns, 'wall_s': t3 - t0, 'phases': {p: round(v, 4) for p, v in phases.items()},
-            'settled_at': settled, 'outside_ns': {p.name: p.outside_ns for p in self.procs}, 'outside_worst_ns': {p.name: p.outside_worst for p in self.procs}}
+            'settled_at': settled, 'outside_ns': {p.name: p.outside_ns for p in self.procs}, 'outside_worst_ns': {p.name: p.outside_worst for p in self.procs},
+            'outside_gaps': {p.name: p.outside_gaps for p in self.procs}}
 
 @patch
 def settled(self: Clock, rows: list, decided) -> int|None:
@@ -436,9 +437,10 @@ def summary(run: dict, names: list, cand: str = 'candidate') -> dict:
             'outside_ms': {k: round(v / 1e6, 3) for k, v in run['outside_ns'].items()}}
 
 # %% ../nbs/06b_clock.ipynb #683309b7
-def check_work_outside_blocks(outside_ns: int, timed_ns: int, blocks: int, per_block_ns: int = 200_000, share: float = 0.05) -> Flag|None:
-    "The candidate's process used CPU between its blocks (work moved out of the timed span) beyond a floor of `per_block_ns` a block and `share` of its timed time."
-    if outside_ns <= max(per_block_ns * blocks, share * timed_ns): return None
+def check_work_outside_blocks(outside_ns: int, timed_ns: int, blocks: int, harness_ns: float = 0, per_block_ns: int = 200_000, share: float = 0.05,
+                              harness_times: float = 3.0) -> Flag|None:
+    "The candidate's process used CPU between its blocks (work moved out of the timed span) beyond `per_block_ns` a block, `share` of its timed time and `harness_times` the harness's own cost over as many gaps (`harness_ns`)."
+    if outside_ns <= max(per_block_ns * blocks, share * timed_ns, harness_times * harness_ns): return None
     return Flag('work_outside_timing', f"the candidate's process used {outside_ns / 1e6:.3g} ms of CPU between its timed blocks (timed {timed_ns / 1e6:.3g} ms in {blocks} blocks)")
 
 def check_reply_checksum(told: int, out) -> Flag|None:

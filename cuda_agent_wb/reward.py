@@ -33,7 +33,8 @@ __all__ = ['CLOCK_METHOD', 'STAGES', 'WEIGHTS', 'RULES', 'BASELINE_PROCESSES', '
            'reference_probe', 'reference_baseline_key', 'reference_baselines', 'release_device_memory',
            'reference_main', 'ReferenceWorker', 'ReferenceServer', 'baseline_main', 'check_rules', 'torch_time_share',
            'Evaluator', 'compile_dirs', 'baseline_job_key', 'timing_settings', 'fresh_seeds', 'tolerance_source',
-           'triton_build', 'output_bytes', 'check_kernel_time', 'check_stream_order', 'out_of_device_memory']
+           'triton_build', 'output_bytes', 'harness_cost', 'check_kernel_time', 'check_stream_order',
+           'out_of_device_memory']
 
 # %% ../nbs/07_reward.ipynb #91710616
 CLOCK_METHOD = 'evaluator-clock-blocks/v1'   # how a result's times were taken (`clock`): recorded in its timings
@@ -573,6 +574,12 @@ def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: di
     self._after_blocks(res, sess, run, interp, req)
     res.breakdown.update(clock_s=round(t1 - t0, 3), report_s=round(time.perf_counter() - t1, 3))
 
+# %% ../nbs/07_reward.ipynb #0e3aa982
+def harness_cost(run: dict, cand: str = 'candidate', ref: str = 'reference') -> float:
+    "What the harness's own loop cost between replies in the reference's process, per gap, times the candidate's gaps (ns; 0 without a reference)."
+    gaps, ns = run.get('outside_gaps', {}), run.get('outside_ns', {})
+    return ns[ref] / gaps[ref] * gaps.get(cand, 0) if gaps.get(ref) else 0.0
+
 # %% ../nbs/07_reward.ipynb #c437ff2c
 @patch
 def _after_blocks(self: Evaluator, res: EvalResult, sess: Session, run: dict, interp: bool, req: dict):
@@ -584,7 +591,7 @@ def _after_blocks(self: Evaluator, res: EvalResult, sess: Session, run: dict, in
     for name, detail in m['flags']: res.add_flag(Flag(name, detail))
     names = ['candidate'] + ([] if interp else ['eager', 'compile'])
     s = summary(run, names)
-    res.add_flag(check_work_outside_blocks(run['outside_ns']['candidate'], sum(r['candidate']['ns'] for r in run['rows']), len(run['rows'])))
+    res.add_flag(check_work_outside_blocks(run['outside_ns']['candidate'], sum(r['candidate']['ns'] for r in run['rows']), len(run['rows']), harness_cost(run)))
     tk = torch_kernels(m['kernels'])
     if res.rules == 'kernelbench': res.torch_time_share = torch_time_share(m['kernels'])
     elif tk: res.add_flag(Flag('forbidden_op', f"torch kernels in timed calls: {', '.join(tk[:4])}"))

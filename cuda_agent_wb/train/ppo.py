@@ -240,4 +240,4 @@ def set_lr(self: Trainer, actor_lr=None, critic_lr=None):
 def fresh_moments(self: Trainer, actor=True, critic=True):
     "Forget the optimisers' Adam moments (a new stage's gradients are on another scale); weights and masters stay."
     for on, opt in ((actor, self.opt_a), (critic, self.opt_c)):
-        if on: opt.optimizer.state.clear()
+        if on: getattr(opt, 'optimizer', opt).state.clear()      # accelerate's wrapper, or the optimiser itself (FSDP)

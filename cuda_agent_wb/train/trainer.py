@@ -77,7 +77,9 @@ def setup_models(self: Trainer):
     self.tok = AutoTokenizer.from_pretrained(base, local_files_only=True)
     self.actor, self.critic = self.acc.prepare(load_actor(base, c.dtype, c.grad_ckpt, c.lora), load_critic(base, c.dtype, c.grad_ckpt, c.lora))
     mk = lambda m, lr: MasterAdamW([p for p in m.parameters() if p.requires_grad], lr=lr, weight_decay=c.weight_decay)
-    self.opt_a, self.opt_c = self.acc.prepare(mk(self.actor, c.actor_lr), mk(self.critic, c.critic_lr))   # masters made where the models now are
+    opts = (mk(self.actor, c.actor_lr), mk(self.critic, c.critic_lr))                # masters made where the models now are
+    self.fsdp = str(self.acc.distributed_type) == 'DistributedType.FSDP'            # each process keeps its shard's optimisers: `save_shard_optimizers`
+    self.opt_a, self.opt_c = opts if self.fsdp else self.acc.prepare(*opts)
     self.ref = None
     if c.ref_kl or c.kl_coef: self.ref = load_actor(base, c.dtype).to(self.acc.device).eval().requires_grad_(False)
     self.actor.train(); self.critic.train()
@@ -89,6 +91,7 @@ def save_checkpoint(self: Trainer):
     d, t0 = self.out/'checkpoints', time.time()
     tmp, last, old = d/'tmp', d/'last', d/'old'
     def write():
+        if self.fsdp: self.save_shard_optimizers(tmp)      # before the collective save: main renames only after every process is in it
         with quiet_logger('accelerate.utils.other'): self.acc.save_state(str(tmp))   # "removed shared tensor": tied embeddings
         if self.acc.is_main_process:
             (tmp/'trainer_state.json').write_text(json.dumps(self.state))
@@ -115,10 +118,30 @@ def load_checkpoint(self: Trainer) -> bool:
     last = self.out/'checkpoints'/'last'
     if not (last/'trainer_state.json').is_file(): return False
     self.acc.load_state(str(last))
+    if self.fsdp: self.load_shard_optimizers(last)
     self.state = json.loads((last/'trainer_state.json').read_text())
     st = STAGES.get(self.state['stage'])
     later = [STAGES[s] for s in STAGES if s not in self.state['done'] and s != self.state['stage']]
     self.metrics.truncate_after(st, self.state['step'] - 1, later)
+    return True
+
+# %% ../../nbs/12_train_7_trainer.ipynb #dfe0b0be
+@patch
+def save_shard_optimizers(self: Trainer, d: Path):
+    "This process's optimisers (its shard's masters and moments) to D/optimizers.<rank>.pt, with the process count."
+    d.mkdir(parents=True, exist_ok=True)
+    torch.save(dict(world=self.acc.num_processes, actor=self.opt_a.state_dict(), critic=self.opt_c.state_dict()), d/f"optimizers.{self.acc.process_index}.pt")
+
+# %% ../../nbs/12_train_7_trainer.ipynb #cb41affb
+@patch
+def load_shard_optimizers(self: Trainer, d: Path) -> bool:
+    "This process's optimisers from D/optimizers.<rank>.pt; False (one line on stderr) when missing or written by another process count."
+    f = d/f"optimizers.{self.acc.process_index}.pt"
+    sd = torch.load(f, map_location=self.acc.device, weights_only=False) if f.is_file() else None
+    if sd is None or sd['world'] != self.acc.num_processes:
+        why = 'no ' + f.name if sd is None else f"written by {sd['world']} processes, not {self.acc.num_processes}"
+        print(f"cawb train: {d}: {why}: the optimisers start afresh (masters from the weights)", file=sys.stderr); return False
+    self.opt_a.load_state_dict(sd['actor']); self.opt_c.load_state_dict(sd['critic'])
     return True
 
 # %% ../../nbs/12_train_7_trainer.ipynb #40f31916
