@@ -289,7 +289,7 @@ def eval_results(df: pd.DataFrame, src=None, errors=(), rescored=False) -> dict:
                           errors=list(errors), env=env_now(), trajectory_envs=envs, paper=PAPER_TABLE1))
 
 # %% ../nbs/13_eval.ipynb #27681ad7
-_ROWS = [('pass_rate', 'pass rate', '%'), ('faster_than_eager', 'faster than eager (>1)', '%'),
+_ROWS = [('n', 'solutions scored', 'n'), ('pass_rate', 'pass rate', '%'), ('faster_than_eager', 'faster than eager (>1)', '%'),
          ('faster_than_eager_significant', 'faster than eager (>1, 95 % CI above 1)', '%'),
          ('faster_than_eager_1_05', 'faster than eager (>1.05)', '%'), ('faster_than_compile', 'faster than compile (>1)', '%'),
          ('faster_than_compile_significant', 'faster than compile (>1, 95 % CI above 1)', '%'),
@@ -299,7 +299,7 @@ _ROWS = [('pass_rate', 'pass rate', '%'), ('faster_than_eager', 'faster than eag
 # %% ../nbs/13_eval.ipynb #b8be9b8f
 def _fmt(v, unit):
     if v is None or (isinstance(v, float) and math.isnan(v)): return ''
-    return f"{100 * v:.1f} %" if unit == '%' else f"{v:.2f}x"
+    return f"{100 * v:.1f} %" if unit == '%' else f"{int(v)}" if unit == 'n' else f"{v:.2f}x"
 
 # %% ../nbs/13_eval.ipynb #3b80a936
 def paper_table(res: dict) -> pd.DataFrame:
