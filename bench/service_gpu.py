@@ -147,7 +147,7 @@ def queue_run(ev, items, gpus: str) -> dict:
                 candidate_ms_by_task={n: round(statistics.median([r.timings['candidate']['median'] for r, it in zip(rs, items)
                                                                    if r.correct and it['task'].id == n] or [0]), 5) for n in KERNELS},
                 breakdown_mean={k: round(statistics.mean(r.breakdown.get(k, 0) for r in rs), 3)
-                                for k in ('compile_s', 'load_s', 'reference_wait_s', 'verify_s', 'device_wait_s', 'profile_s', 'clock_s', 'report_s', 'total_s')},
+                                for k in ('compile_s', 'load_s', 'reference_wait_s', 'verify_s', 'device_wait_s', 'profile_s', 'clock_setup_s', 'clock_init_s', 'clock_s', 'report_s', 'total_s')},
                 profile_split_mean=profile_split(rs),
                 build_waits=dict(over_0_5_s=sum(w > 0.5 for w in waits), max_s=round(max(waits), 2)),
                 host=sampler.result(gpus), workers=worker_timeline(start_service.db, t_start, t_end))

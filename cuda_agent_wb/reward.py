@@ -557,13 +557,13 @@ def _clock(self: Evaluator, entries: dict) -> Clock:
 @patch
 def _profile(self: Evaluator, res: EvalResult, sess: Session, ref: dict, req: dict, base: TimedProcess|None):
     "Time the candidate against the reference's process `base` (None: no baselines) on the evaluator's clock, check timed outputs, then read the candidate's kernel table and stream order."
-    interp, tj = base is None, req['timing']
+    interp, tj, ts = base is None, req['timing'], time.perf_counter()
     sess.set_limit(self.sandbox.run_timeout, 'the run limit, [sandbox] run_timeout')
     sess.send({'time': True, 'kernels': self.kernel_breakdown, 'pool_bytes': tj['pool_bytes']})
     cand, checks = TimedProcess(sess, 'candidate'), []
     entries = {'candidate': (cand, 0)} | ({} if base is None else {'eager': (base, 0), 'compile': (base, 1)})
-    clock = self._clock(entries)
-    t0 = time.perf_counter()
+    tc = time.perf_counter(); clock = self._clock(entries)
+    t0 = time.perf_counter(); res.breakdown.update(clock_setup_s=round(t0 - ts, 4), clock_init_s=round(t0 - tc, 4))   # before the clock's first command
     try: run = clock.run(tj['max_sets'], output_bytes(ref['outputs'][0]), check=lambda r, k: checks.extend(self._check_round(r, k, clock.n_sets, cand, base)),
                          decided=None if interp else reward_settled)
     except CallFailed as e:
