@@ -10,6 +10,7 @@ import sys, time
 from pathlib import Path
 from fastcore.basics import patch
 from .models import *
+from .sharding import *
 from .episodes import *
 from .envs import *
 from .actor import *
