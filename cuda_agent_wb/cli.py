@@ -281,7 +281,8 @@ def _evaluate_remote(ev, task: Path, solution: Path, stages, rules, strict, json
     _print_result(job['result'], job['summary'], json_out, f"  (service {url}, job {job['id']}{', cached' if job['cached'] else ''})", stages)
 
 # %% ../nbs/90_cli.ipynb #b41c3ac4
-@app.command()
+@app.command(epilog="Exit status: 0 accepted, 3 rejected (did not build or load, wrong, or flagged), 1 not evaluated (a task error), "
+                     "2 usage error, 130 / 143 interrupted (SIGINT / SIGTERM).")
 def evaluate(task: Path = typer.Argument(..., help="task file (KernelBench format)"),
              solution: Path = typer.Argument(..., help="workdir (model_new.py + kernels/) or single .py"),
              backend: str = typer.Option("auto", help="cpu, cuda or auto"),
