@@ -365,8 +365,8 @@ def rollout(tasks: list, make_policy, evaluator, out_dir, samples: int = 1, work
             except Exception:
                 if not interrupted(): raise                            # else: the helpers were ended under it
                 row = None
-            if row is not None: rows.append(row)                      # None: not started (interrupted)
-            if row is not None and row.get('stop_reason') != 'interrupted': bar.update(1)   # the bar counts episodes that ended
+            if row is None: continue                                   # not started (interrupted)
+            rows.append(row); bar.update(row.get('stop_reason') != 'interrupted')   # the bar counts episodes that ended
     if interrupted(): raise Interrupted(describe_progress(out_dir))
     df = pd.DataFrame(rows).sort_values(['task_id', 'sample']).reset_index(drop=True)
     df.to_json(out_dir/'rollout_summary.jsonl', orient='records', lines=True)

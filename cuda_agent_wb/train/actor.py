@@ -133,6 +133,18 @@ def turn_seed(key: str) -> int:
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=4).digest(), 'little')
 
 
+# %% ../../nbs/12_train_4_actor.ipynb #fc003202
+@patch
+@contextmanager
+def model_call(self: ActorPolicy, dev):
+    "One call of the shared model: this policy's lock (the mode switch too: rollout threads share the model), no gradients, the device held shared, eval mode (the trainer's mode back after); its seconds go to `busy_s`."
+    if self.device_lock is None: self.device_lock = DeviceLock(device_lock_key(str(dev)), say_after=60)
+    with self.lock, torch.no_grad(), holding_device(self.device_lock):
+        t0, was_training = time.time(), self.model.training
+        self.model.eval()                # eval mode: no dropout, and the KV cache (training mode with checkpointing drops it)
+        try: yield
+        finally: self.model.train(was_training); self.busy_s += time.time() - t0
+
 # %% ../../nbs/12_train_4_actor.ipynb #b3121b81
 @patch
 def _generate(self: ActorPolicy, prompts: list[list[int]], max_new: int|None = None, noise: list|None = None) -> tuple[list[list[int]], float]:
@@ -149,16 +161,12 @@ def _generate(self: ActorPolicy, prompts: list[list[int]], max_new: int|None = N
     if noise is not None and self.temperature > 0:        # greedy on keyed-noisy logits: a sample that no other row changes
         seeds, offs = (torch.tensor(v, device=dev) for v in zip(*noise))
         kw = dict(do_sample=False, logits_processor=LogitsProcessorList([KeyedGumbel(seeds, offs, T, self.temperature)]))
-    if self.device_lock is None: self.device_lock = DeviceLock(device_lock_key(str(dev)), say_after=60)
-    with self.lock, torch.no_grad(), holding_device(self.device_lock):   # the lock: the mode switch too, rollout threads share the model
+    t0 = time.time()
+    with self.model_call(dev):
         adopt_cudagraph_tls(self.graph_tls)
-        t0, was_training = time.time(), self.model.training
-        self.model.eval()                # eval mode: no dropout, and the KV cache (training mode with checkpointing drops it)
-        try: gen = self.model.generate(input_ids=ids, attention_mask=am, max_new_tokens=max_new, use_cache=True,
-                                       pad_token_id=self.pad_id, eos_token_id=self.stops, **kw,
-                                       stopping_criteria=StoppingCriteriaList([YieldToTimers(self.device_lock, dev)]), **self.cache_kwargs(len(prompts), T + max_new))
-        finally: self.model.train(was_training)
-        self.busy_s += time.time() - t0
+        gen = self.model.generate(input_ids=ids, attention_mask=am, max_new_tokens=max_new, use_cache=True,
+                                  pad_token_id=self.pad_id, eos_token_id=self.stops, **kw,
+                                  stopping_criteria=StoppingCriteriaList([YieldToTimers(self.device_lock, dev)]), **self.cache_kwargs(len(prompts), T + max_new))
     outs = []
     for row in gen[:n, T:].tolist():
         end = next((i for i, t in enumerate(row) if t in self.stops), len(row))
@@ -262,15 +270,9 @@ class EpisodePolicy:
 @patch
 def forward_reply(self: ActorPolicy, prompt: list[int], reply: list[int]) -> float:
     "Read `prompt` + `reply` in one forward pass (eval mode, the device held shared, as generation does); its seconds, added to `busy_s`."
-    dev = next(self.model.parameters()).device
-    if self.device_lock is None: self.device_lock = DeviceLock(device_lock_key(str(dev)), say_after=60)
-    with self.lock, torch.no_grad(), holding_device(self.device_lock):
-        t0, was_training = time.time(), self.model.training
-        self.model.eval()
-        try: self.model(input_ids=torch.tensor([prompt + reply], device=dev), logits_to_keep=1).logits.float().sum().item()
-        finally: self.model.train(was_training)
-        secs = time.time() - t0; self.busy_s += secs
-    return secs
+    dev, t0 = next(self.model.parameters()).device, time.time()
+    with self.model_call(dev): self.model(input_ids=torch.tensor([prompt + reply], device=dev), logits_to_keep=1).logits.float().sum().item()
+    return time.time() - t0
 
 # %% ../../nbs/12_train_4_actor.ipynb #47661b13
 class ReplayPolicy:

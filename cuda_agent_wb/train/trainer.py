@@ -8,6 +8,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/train_7_trainer.html.md"""
 from __future__ import annotations
 import contextlib, json, math, os, random, shutil, sys, time, torch
 from pathlib import Path
+from accelerate.utils import DistributedType
 from fastcore.basics import patch
 from .models import base_tokenizer, init_base_model, load_actor, load_critic, MasterAdamW, quiet_logger
 from .episodes import trajectory_reward
@@ -78,7 +79,7 @@ def setup_models(self: Trainer):
     self.actor, self.critic = self.acc.prepare(load_actor(base, c.dtype, c.grad_ckpt, c.lora), load_critic(base, c.dtype, c.grad_ckpt, c.lora))
     mk = lambda m, lr: MasterAdamW([p for p in m.parameters() if p.requires_grad], lr=lr, weight_decay=c.weight_decay)
     opts = (mk(self.actor, c.actor_lr), mk(self.critic, c.critic_lr))                # masters made where the models now are
-    self.fsdp = str(self.acc.distributed_type) == 'DistributedType.FSDP'            # each process keeps its shard's optimisers: `save_shard_optimizers`
+    self.fsdp = self.acc.distributed_type == DistributedType.FSDP                   # each process keeps its shard's optimisers: `save_shard_optimizers`
     self.opt_a, self.opt_c = opts if self.fsdp else self.acc.prepare(*opts)
     self.ref = None
     if c.ref_kl or c.kl_coef: self.ref = load_actor(base, c.dtype).to(self.acc.device).eval().requires_grad_(False)
