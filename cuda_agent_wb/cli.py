@@ -715,8 +715,17 @@ def baselines(tasks: Path = typer.Argument(..., help="task file or folder (a Ker
     typer.echo(f"table: {out/'baselines.parquet'}\nreport: {out/'report.html'}")
 
 # %% ../nbs/90_cli.ipynb #f1816257
+def _end_progress_lines():
+    "Close the progress bars a stopped run left open (its thread outlived the grace), so the stop message has its own line."
+    from tqdm import tqdm
+    for bar in list(getattr(tqdm, '_instances', ())):
+        try: bar.close()
+        except Exception: pass
+
+# %% ../nbs/90_cli.ipynb #cf090d7e
 def _stopped():
     "Say what was saved and how to resume, then end the process with 128 + the signal."
+    _end_progress_lines()
     try: said = _SAY_ON_INTERRUPT[0]() if _SAY_ON_INTERRUPT else 'nothing was saved'
     except Exception as e: said = f"what was saved could not be read ({type(e).__name__}: {e})"
     typer.echo(f"cawb: stopped by {signal.Signals(stop_signal() or signal.SIGINT).name}: {said}", err=True)
