@@ -45,7 +45,7 @@ test: install-triton
 # third competes for the two cores with the compilers and servers the others start.
 TEST_WORKERS ?= 2
 test-py: install-triton
-	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=15 -n $(TEST_WORKERS) --dist loadfile -m "not browser" tests
+	$(BIN)/python -m pytest -q -p no:cacheprovider --durations=40 -n $(TEST_WORKERS) --dist loadfile -m "not browser" tests
 
 ## JupyterLab + headless Chromium (Debian's chromium, installed here if missing; Playwright drives it)
 test-browser: install-triton
