@@ -6,13 +6,13 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/interrupts.html.md"""
 
 # %% ../nbs/00a_interrupts.ipynb #0b0c400a
 from __future__ import annotations
-import contextlib, os, signal, sys, threading, time
+import contextlib, os, signal, sys, tempfile, threading, time, traceback
 from pathlib import Path
 
 # %% auto #0
 __all__ = ['WATCHED', 'SIGINT_OWNER', 'Interrupted', 'interrupted', 'request_stop', 'reset_stop', 'stop_signal', 'exit_code',
            'check_interrupt', 'descendants', 'kill_descendants', 'leave_sigint_to_owner', 'spawn_ignoring_sigint',
-           'handling_signals', 'run_interruptibly']
+           'handling_signals', 'dump_stack', 'run_interruptibly']
 
 # %% ../nbs/00a_interrupts.ipynb #d33ad26f
 class Interrupted(Exception):
@@ -118,6 +118,15 @@ def handling_signals():
         for s, h in old.items(): signal.signal(s, h)
         os.close(r); os.close(w)
 
+# %% ../nbs/00a_interrupts.ipynb #8ee324d9
+def dump_stack(thread: threading.Thread, prefix: str = 'cawb-stopped') -> Path:
+    "Write where `thread` is now (its stack, innermost last) to a new temporary file; its path."
+    frame = sys._current_frames().get(thread.ident)
+    text = ''.join(traceback.format_stack(frame)) if frame else f"thread {thread.name}: no frame (it ended)\n"
+    fd, path = tempfile.mkstemp(prefix=f'{prefix}-{os.getpid()}-', suffix='.txt')
+    with os.fdopen(fd, 'w') as f: f.write(f"thread {thread.name}, cut at the grace:\n{text}")
+    return Path(path)
+
 # %% ../nbs/00a_interrupts.ipynb #e7e4912d
 def run_interruptibly(fn, grace_s: float = 30.0, poll_s: float = 0.2) -> dict:
     "Run `fn()` on a thread whose processes leave SIGINT to this one; on a stop, end the helpers and wait (see above). Returns value / exit / error, finished."
@@ -137,4 +146,5 @@ def run_interruptibly(fn, grace_s: float = 30.0, poll_s: float = 0.2) -> dict:
             if not interrupted(): continue
             kill_descendants(); end = end or time.monotonic() + grace_s
             if len(_received) > 1 or time.monotonic() > end: break
+    if t.is_alive(): box['stuck'] = dump_stack(t)                     # cut at the grace: where its work was, for the stop line
     return {**box, 'finished': not t.is_alive()}
