@@ -724,11 +724,11 @@ def _end_progress_lines():
 
 # %% ../nbs/90_cli.ipynb #cf090d7e
 def _stopped(stuck: Path|None = None):
-    "Say what was saved and how to resume (and, if the work was cut at the grace, where it was), then end the process with 128 + the signal."
+    "Say what was saved and how to resume (and, if the work was cut before it ended, where it was), then end the process with 128 + the signal."
     _end_progress_lines()
     try: said = _SAY_ON_INTERRUPT[0]() if _SAY_ON_INTERRUPT else 'nothing was saved'
     except Exception as e: said = f"what was saved could not be read ({type(e).__name__}: {e})"
-    if stuck: said += f"; its work had not ended when the grace ran out and was cut (where it was: {stuck})"
+    if stuck: said += f"; its work was cut before it ended (where it was: {stuck})"     # the grace ran out, or a second signal
     typer.echo(f"cawb: stopped by {signal.Signals(stop_signal() or signal.SIGINT).name}: {said}", err=True)
     sys.stdout.flush(); sys.stderr.flush(); os._exit(exit_code())
 

@@ -124,7 +124,7 @@ def dump_stack(thread: threading.Thread, prefix: str = 'cawb-stopped') -> Path:
     frame = sys._current_frames().get(thread.ident)
     text = ''.join(traceback.format_stack(frame)) if frame else f"thread {thread.name}: no frame (it ended)\n"
     fd, path = tempfile.mkstemp(prefix=f'{prefix}-{os.getpid()}-', suffix='.txt')
-    with os.fdopen(fd, 'w') as f: f.write(f"thread {thread.name}, cut at the grace:\n{text}")
+    with os.fdopen(fd, 'w') as f: f.write(f"thread {thread.name}:\n{text}")
     return Path(path)
 
 # %% ../nbs/00a_interrupts.ipynb #e7e4912d
