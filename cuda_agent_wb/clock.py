@@ -14,9 +14,9 @@ from .sandbox import ChildDied, copy_for_message
 
 # %% auto #0
 __all__ = ['POOL_DRAWS', 'COMMAND', 'REPLY', 'BLOCK', 'ROLL', 'FETCH', 'POOL', 'END', 'tensor_words', 'output_checksum',
-           'InputPool', 'BlockServer', 'input_bytes', 'tree_sched_ns', 'descendants', 'GpuNeighbours', 'TimedProcess',
-           'Clock', 'CallFailed', 'waited', 'median_ci', 'kept_rounds', 'paired', 'side_of', 'per_call_us', 'summary',
-           'check_work_outside_blocks', 'check_reply_checksum']
+           'InputPool', 'BlockServer', 'input_bytes', 'ProcFiles', 'tree_sched_ns', 'descendants', 'GpuNeighbours',
+           'TimedProcess', 'Clock', 'CallFailed', 'waited', 'median_ci', 'kept_rounds', 'paired', 'side_of',
+           'per_call_us', 'summary', 'check_work_outside_blocks', 'check_reply_checksum']
 
 # %% ../nbs/06b_clock.ipynb #69bf4278
 def tensor_words(t: torch.Tensor) -> torch.Tensor:
@@ -154,16 +154,38 @@ def _read(path: str) -> bytes:
     except OSError: return b''
     finally: os.close(fd)
 
-def tree_sched_ns(pid: int) -> tuple[int, int]:
-    "(CPU ns, run-queue wait ns) summed over the threads of `pid` and of the processes its main thread started, and theirs; (0, 0) where /proc cannot tell."
+class ProcFiles:
+    "/proc files kept open, each re-read by one `pread` from offset 0 (the kernel writes it afresh): a third of open, read and close."
+    def __init__(self, most: int = 1024): self.fds, self.most = {}, most
+    def read(self, path: str) -> bytes:
+        "The file's bytes now; b'' where its thread or process is gone (an id used again is opened afresh)."
+        for _ in range(2):
+            if (fd := self.fds.get(path)) is None:
+                if len(self.fds) >= self.most: self.close()
+                try: fd = self.fds[path] = os.open(path, os.O_RDONLY)
+                except OSError: return b''
+            try: return os.pread(fd, 4096, 0)
+            except OSError: os.close(self.fds.pop(path))
+        return b''
+    def close(self):
+        "Let every file go."
+        for fd in self.fds.values(): os.close(fd)
+        self.fds = {}
+    def __del__(self):
+        try: self.close()
+        except Exception: pass
+
+def tree_sched_ns(pid: int, files: ProcFiles|None = None) -> tuple[int, int]:
+    "(CPU ns, run-queue wait ns) summed over the threads of `pid` and of the processes its main thread started, and theirs; (0, 0) where /proc cannot tell; `files` keeps the files open between calls."
     cpu = wait = 0
+    read = files.read if files else _read
     todo = [pid]
     while todo:
         p = todo.pop()
         for tid in _threads(p):
-            f = _read(f'/proc/{p}/task/{tid}/schedstat').split()
+            f = read(f'/proc/{p}/task/{tid}/schedstat').split()
             if len(f) >= 2: cpu += int(f[0]); wait += int(f[1])
-        todo += [int(c) for c in _read(f'/proc/{p}/task/{p}/children').split()]
+        todo += [int(c) for c in read(f'/proc/{p}/task/{p}/children').split()]
     return cpu, wait
 
 # %% ../nbs/06b_clock.ipynb #06abad1c
@@ -211,13 +233,14 @@ def look(self: GpuNeighbours) -> list[str]:
 class TimedProcess:
     "The evaluator's handle on one process serving blocks (`BlockServer` in a sandbox `Session`): its blocks are timed by the evaluator's clock."
     def __init__(self, sess, name: str):
-        self.sess, self.name, self.conn, self.pid = sess, name, sess.chan.conn, sess.pid
+        self.sess, self.name, self.conn, self.pid, self.files = sess, name, sess.chan.conn, sess.pid, ProcFiles()
+        self.calibrated = {}      # function: its time per call (ns), kept for the next clock on this process
         self.idle_from, self.outside_ns, self.outside_worst, self.outside_gaps = None, 0, 0, 0
 
 @patch
 def _idle_cpu(self: TimedProcess) -> tuple[int, int]:
     "Read the child's (CPU, wait) ns; add the CPU it used since its last reply to `outside_ns`."
-    cpu, wait = tree_sched_ns(self.pid)
+    cpu, wait = tree_sched_ns(self.pid, self.files)
     if self.idle_from is not None:
         used = max(0, cpu - self.idle_from); self.outside_ns += used; self.outside_worst = max(self.outside_worst, used); self.outside_gaps += 1
     return cpu, wait
@@ -244,7 +267,7 @@ def command(self: TimedProcess, cmd: int, which: int = 0, a: int = 0, b: int = 0
     msg = COMMAND.pack(cmd, which, a, b)
     c0, w0 = self._idle_cpu()
     t0 = time.perf_counter_ns(); self.conn.send_bytes(msg); raw = self._reply(limit, 'timing'); t1 = time.perf_counter_ns()
-    cpu, w1 = tree_sched_ns(self.pid); self.idle_from = cpu
+    cpu, w1 = tree_sched_ns(self.pid, self.files); self.idle_from = cpu
     status, value = self._unpacked(raw)
     return {'status': status, 'value': value, 'ns': t1 - t0, 'cpu_ns': max(0, cpu - c0), 'wait_ns': max(0, w1 - w0)}
 
@@ -257,7 +280,7 @@ def post(self: TimedProcess, cmd: int, which: int = 0, a: int = 0, b: int = 0):
 @patch
 def answered(self: TimedProcess, limit: float = 60.0) -> int:
     "The value of the reply to the command `post`ed."
-    raw = self._reply(limit, 'timing'); self.idle_from = tree_sched_ns(self.pid)[0]
+    raw = self._reply(limit, 'timing'); self.idle_from = tree_sched_ns(self.pid, self.files)[0]
     return self._unpacked(raw)[1]
 
 # %% ../nbs/06b_clock.ipynb #1a0668e1
@@ -269,7 +292,7 @@ def fetch(self: TimedProcess, which: int, i: int, limit: float = 120.0):
     self._reply_ready(limit)
     msg = self.sess.chan.recv()
     self._reply(limit, 'fetching an output')          # its ack: sent once the child let go of the copy
-    self.idle_from = tree_sched_ns(self.pid)[0]
+    self.idle_from = tree_sched_ns(self.pid, self.files)[0]
     return msg.get('out') if isinstance(msg, dict) else None
 
 @patch
@@ -324,16 +347,18 @@ class CallFailed(Exception):
 @patch
 def calibrate(self: Clock, n_sets: int, out_bytes: int = 0, out_budget: int = 1 << 30) -> int:
     "Warm up every entry, estimate its time per call, and choose `k` (calls per block) so the fastest entry's block lasts `block_ms`; the pool must then hold `k` sets."
-    per_call = {}
+    per_call, one, kept = {}, {}, {name: known for name, (p, which) in self.entries.items() if (known := p.calibrated.get(which))}
     for name in self.entries:
+        if name in kept: self.block(name, n_sets, 0); per_call[name] = kept[name]; continue   # calibrated in an earlier evaluation: one warm block
         for i in range(max(1, self.warmup)): self.block(name, 1, i)
-        one = min(self.block(name, 1, i)['ns'] for i in range(2))
+        one[name] = min(self.block(name, 1, i)['ns'] for i in range(2))
         few = min(self.block(name, n_sets, i)['ns'] for i in range(2))
         per_call[name] = max(few / n_sets, 50.0)                 # an upper bound: the round trip shared by a few calls
     self.call_s = max(per_call.values()) / 1e9
-    for name in self.entries:                                  # again over about `block_ms`: the round trip shared by many
+    for name in [n for n in self.entries if n not in kept]:    # again over about `block_ms`: the round trip shared by many
         k = max(n_sets, min(math.ceil(self.block_ms * 1e6 / per_call[name]), self.max_k))
-        per_call[name] = max((self.block(name, k, 0)['ns'] - one) / (k - 1), 50.0) if k > 1 else per_call[name]
+        per_call[name] = max((self.block(name, k, 0)['ns'] - one[name]) / (k - 1), 50.0) if k > 1 else per_call[name]
+    for name, (p, which) in self.entries.items(): p.calibrated[which] = per_call[name]
     self.per_call_ns, self.call_s = per_call, max(per_call.values()) / 1e9
     fit = out_budget // max(1, out_bytes) if out_bytes else self.max_k
     return max(1, min(math.ceil(self.block_ms * 1e6 / min(per_call.values())), self.max_k, fit))
