@@ -13,7 +13,7 @@ from .tasks import Task, load_module, build_model, make_inputs, seed_torch, modu
 from .build import _first_error
 from .verify import *
 from .triton_eval import instrument_triton, autotune_choices, TritonLaunches
-from .hacks import trial_fill, fill_garbage_, probe_module, OwnCalls, instrument_builders
+from .hacks import trial_fill, fill_garbage_, probe_module, OwnCalls, instrument_builders, count_own_calls
 from .profile import Timer, set_precision_policy, kernel_table, _to_cpu
 from .clock import BlockServer
 
@@ -295,7 +295,10 @@ def _time_phase(job, chan, task, mod, cand, timer, integrity, order, made, tell)
     "Serve timed blocks on the evaluator's word (`clock.BlockServer`: the evaluator's clock times them), then send the kernel table, the stream order and the harness's flags, each before the candidate's code runs again (`tell`: `chan.send`, taken before any candidate code loaded)."
     dev = job['device']
     draw = lambda s: make_inputs(task, mod, s, dev)
-    if not BlockServer([cand], draw, dev, order.get('pool_bytes', 1 << 30)).serve(chan): return   # a timed call raised: the evaluator was told
+    count_own_calls(False)                                # the timed calls pay no counting wrapper (eager's have none)
+    served = BlockServer([cand], draw, dev, order.get('pool_bytes', 1 << 30)).serve(chan)
+    count_own_calls(True)
+    if not served: return                                 # a timed call raised: the evaluator was told
     sets = [draw(s) for s in job['trial_seeds'][:2]]
     stored0, t0 = TritonLaunches.stored, time.perf_counter()
     with torch.no_grad(): out = cand(*sets[0]); timer.sync()

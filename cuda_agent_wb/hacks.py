@@ -13,7 +13,8 @@ from .verify import Flag, check_outputs, ALLOWED_OPS
 
 # %% auto #0
 __all__ = ['FILLS', 'trial_fill', 'fill_garbage_', 'probe_overrides', 'probe_module', 'check_shape_general',
-           'custom_kernel_share', 'check_custom_kernel', 'OwnCalls', 'counting_module', 'instrument_builders']
+           'custom_kernel_share', 'check_custom_kernel', 'OwnCalls', 'counting_module', 'count_own_calls',
+           'instrument_builders']
 
 # %% ../nbs/05a_hacks.ipynb #e62d0331
 FILLS = (float('nan'), 7777.0, -7777.0)
@@ -88,19 +89,27 @@ def check_custom_kernel(share: float|None, min_share: float|None = None, basis: 
 
 # %% ../nbs/05a_hacks.ipynb #2a7af9cb
 class OwnCalls:
-    "Calls into the candidate's own extension functions, in the candidate's process."
-    n = 0
+    "Calls into the candidate's own extension functions, in the candidate's process; `modules`: each counting module with its (wrapper, function) pairs."
+    n, modules = 0, []
 
 def counting_module(mod) -> types.ModuleType:
     "A module whose callables call `mod`'s, counting in `OwnCalls`."
     def wrap(f):
         def g(*a, **k): OwnCalls.n += 1; return f(*a, **k)
         return g
-    out = types.ModuleType(getattr(mod, '__name__', 'ext'))
+    out, pairs = types.ModuleType(getattr(mod, '__name__', 'ext')), {}
     for k in dir(mod):
         v = getattr(mod, k)
-        setattr(out, k, wrap(v) if callable(v) and not k.startswith('__') and not isinstance(v, type) else v)
+        if callable(v) and not k.startswith('__') and not isinstance(v, type): pairs[k] = (wrap(v), v)
+        setattr(out, k, pairs[k][0] if k in pairs else v)
+    OwnCalls.modules.append((out, pairs))
     return out
+
+def count_own_calls(on: bool):
+    "Put the counting wrappers in the counting modules (`on`), or the extension's own functions (timed blocks: no wrapper in a call, as eager has none); an attribute the candidate replaced stays."
+    for out, pairs in OwnCalls.modules:
+        for k, (w, f) in pairs.items():
+            if getattr(out, k, None) in (w, f): setattr(out, k, w if on else f)
 
 # %% ../nbs/05a_hacks.ipynb #c0b5e440
 def instrument_builders(failed_error: str|None = None, count: bool = True):
