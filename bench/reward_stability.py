@@ -1,7 +1,7 @@
 """Do rewards hold still? Two parts, each writing its own section of the JSON.
 
-GPU (`--gpu`): small kernels evaluated `--repeat` times on an idle GPU, then as often beside a neighbour computing on
-the same GPU (a separate process running bf16 matmul bursts, like a trainer's steps: `--neighbour-busy-ms` on,
+GPU (`--gpu`): small kernels, case by case, evaluated `--repeat` times on an idle GPU, then as often beside a neighbour computing on
+the same GPU (the neighbour paused, not stopped, for the idle ones; OUT.partial.json holds every evaluation so far, for a cut run) (a separate process running bf16 matmul bursts, like a trainer's steps: `--neighbour-busy-ms` on,
 `--neighbour-idle-ms` off): a plain µs-scale ReLU (tests/solutions/cuda/relu_plain.py), CUDA Agent's released
 agent_workdir (`--ca`), and lean CUDA kernels of four bundled tasks (bench/_candidates.py) at the preset in force
 (run once with CAWB_EVAL_PRESET=cpu and once with =gpu, `--merge` into one file). `gpu.same_reward_share`: the share of
@@ -20,11 +20,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT / 'bench'))
 
 
-def neighbour(stop, busy_ms: float, idle_ms: float):
-    "A trainer-like neighbour: bf16 matmul bursts on the same GPU until `stop` is set."
+def neighbour(stop, pause, busy_ms: float, idle_ms: float):
+    "A trainer-like neighbour: bf16 matmul bursts on the same GPU until `stop` is set (none while `pause` is set)."
     import torch
     a = torch.randn(8192, 8192, device='cuda', dtype=torch.bfloat16); b = torch.randn_like(a)
     while not stop.is_set():
+        if pause.is_set(): time.sleep(0.01); continue
         t0 = time.perf_counter()
         while (time.perf_counter() - t0) * 1e3 < busy_ms: (a @ b).sum().item()
         time.sleep(idle_ms / 1e3)
@@ -38,18 +39,26 @@ def cases(ca: Path, tmp: Path) -> dict:
     return out
 
 
-def evaluate_all(ev, cs: dict, repeat: int) -> dict:
+def evaluate_one(ev, task, sol) -> dict:
     from cuda_agent_wb.tasks import load_task
-    res = {}
+    r = ev.evaluate(load_task(task), sol)
+    t = r.timings or {}
+    return {'reward': r.reward, 'speedup_vs_eager': r.speedup_vs_eager, 'speedup_vs_compile': r.speedup_vs_compile, 'flags': r.flags,
+            'error': r.error, 'ci_eager': t.get('speedup_vs_eager'), 'clock': t.get('clock')}
+
+
+def evaluate_pairs(ev, cs: dict, repeat: int, pause, save) -> tuple[dict, dict]:
+    "Case by case: `repeat` evaluations with the neighbour paused (idle), then `repeat` beside it; `save(idle, beside)` after each."
+    idle, busy = {}, {}
     for name, (task, sol) in cs.items():
-        res[name] = []
-        for i in range(repeat):
-            r = ev.evaluate(load_task(task), sol)
-            t = r.timings or {}
-            res[name].append({'reward': r.reward, 'speedup_vs_eager': r.speedup_vs_eager, 'speedup_vs_compile': r.speedup_vs_compile, 'flags': r.flags,
-                              'error': r.error, 'ci_eager': t.get('speedup_vs_eager'), 'clock': t.get('clock')})
-            print(name, i, res[name][-1]['reward'], res[name][-1]['speedup_vs_eager'], r.flags, flush=True)
-    return res
+        for part, res in (('idle', idle), ('beside', busy)):
+            pause.set() if part == 'idle' else pause.clear()
+            time.sleep(1.0)                                   # the neighbour's burst under way (or over)
+            for i in range(repeat):
+                res.setdefault(name, []).append(evaluate_one(ev, task, sol))
+                print(part, name, i, res[name][-1]['reward'], res[name][-1]['speedup_vs_eager'], res[name][-1]['flags'], flush=True)
+                save(idle, busy)
+    return idle, busy
 
 
 def compare(idle: dict, busy: dict) -> dict:
@@ -66,15 +75,16 @@ def gpu_part(a) -> dict:
     from cuda_agent_wb.config import get_settings
     tmp = Path(tempfile.mkdtemp(prefix='rs-'))
     cs = cases(Path(a.ca), tmp)
+    partial = Path(a.out).with_suffix('.partial.json')      # what a cut run leaves: every evaluation so far
+    save = lambda idle, busy: partial.write_text(json.dumps({'idle': idle, 'beside': busy, **compare(idle, busy)}, default=str))
     with Evaluator('cuda') as ev:
         for name, (task, sol) in cs.items():       # builds and baselines' compile, outside both measurements
             from cuda_agent_wb.tasks import load_task
             ev.evaluate(load_task(task), sol, stages=('compile', 'verify'))
-        idle = evaluate_all(ev, cs, a.repeat)
-        ctx = mp.get_context('spawn'); stop = ctx.Event()
-        p = ctx.Process(target=neighbour, args=(stop, a.neighbour_busy_ms, a.neighbour_idle_ms), daemon=True); p.start()
+        ctx = mp.get_context('spawn'); stop, pause = ctx.Event(), ctx.Event(); pause.set()
+        p = ctx.Process(target=neighbour, args=(stop, pause, a.neighbour_busy_ms, a.neighbour_idle_ms), daemon=True); p.start()
         time.sleep(5)
-        try: busy = evaluate_all(ev, cs, a.repeat)
+        try: idle, busy = evaluate_pairs(ev, cs, a.repeat, pause, save)
         finally: stop.set(); p.join(10)
     preset = get_settings().eval.preset
     return {'preset': preset, 'neighbour': f"a process of bf16 8192x8192 matmul bursts, {a.neighbour_busy_ms:g} ms busy / {a.neighbour_idle_ms:g} ms idle",
