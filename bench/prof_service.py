@@ -115,7 +115,7 @@ def main():
             for s in spies: s.send_signal(2)
             for s in spies: s.wait(120)
         rs = list(got.values())
-        res.update(wall_s=round(wall, 2), per_candidate_s=round(wall / a.queue * n_workers, 3), correct=sum(r.correct for r in rs),
+        res.update(wall_s=round(wall, 2), per_candidate_s=round(wall / a.queue * n_workers, 3), correct=sum(r.correct for r in rs), flag_details=[{'flag': f, 'detail': str(r.flag_details.get(f, ''))[:300]} for r in rs for f in r.flags][:12],
                    breakdown_mean=breakdown_mean(rs),
                    workers={str(p): summarise(read_stacks(out / f'spy_{p}.txt'), wall) for p in pids if (out / f'spy_{p}.txt').is_file()})
     finally:

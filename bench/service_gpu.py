@@ -143,6 +143,7 @@ def queue_run(ev, items, gpus: str) -> dict:
     return dict(queue=len(items), queue_s=round(q_s, 2), candidates_per_hour=round(len(items) / q_s * 3600),
                 candidates_per_gpu_hour=round(len(items) / q_s * 3600 / len(gpus.split(','))),
                 queue_correct=sum(r.correct for r in rs), queue_flags=sorted({f for r in rs for f in r.flags}),
+                flag_details=[{'task': it['task'].id, 'flag': f, 'detail': str(r.flag_details.get(f, ''))[:300]} for r, it in zip(rs, items) for f in r.flags][:12],
                 queue_errors=sorted({(r.error or '')[:120] for r in rs if not r.correct}),
                 candidate_ms_by_task={n: round(statistics.median([r.timings['candidate']['median'] for r, it in zip(rs, items)
                                                                    if r.correct and it['task'].id == n] or [0]), 5) for n in KERNELS},
