@@ -20,14 +20,20 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT / 'bench'))
 
 
-def neighbour(stop, pause, busy_ms: float, idle_ms: float):
-    "A trainer-like neighbour: bf16 matmul bursts on the same GPU until `stop` is set (none while `pause` is set)."
+def neighbour(stop, pause, busy_ms: float, idle_ms: float, lock: bool):
+    "A trainer-like neighbour: bf16 matmul bursts on the same GPU until `stop` is set (none while `pause` is set); with `lock`, each burst holds the device lock shared, as the workbench's trainer does (`train.actor.holding_device`)."
     import torch
+    from cuda_agent_wb.profile import DeviceLock, device_lock_key
+    dl = DeviceLock(device_lock_key('cuda:0'), say_after=3600) if lock else None
     a = torch.randn(8192, 8192, device='cuda', dtype=torch.bfloat16); b = torch.randn_like(a)
     while not stop.is_set():
         if pause.is_set(): time.sleep(0.01); continue
-        t0 = time.perf_counter()
-        while (time.perf_counter() - t0) * 1e3 < busy_ms: (a @ b).sum().item()
+        if dl: dl.shared()
+        try:
+            t0 = time.perf_counter()
+            while (time.perf_counter() - t0) * 1e3 < busy_ms: (a @ b).sum().item()
+        finally:
+            if dl: dl.release()
         time.sleep(idle_ms / 1e3)
 
 
@@ -66,7 +72,8 @@ def compare(idle: dict, busy: dict) -> dict:
     med = lambda rs: statistics.median([r['speedup_vs_eager'] for r in rs if r['speedup_vs_eager']]) if any(r['speedup_vs_eager'] for r in rs) else None
     shifts = {n: (med(busy[n]) / med(idle[n]) - 1) for n in idle if med(idle[n]) and med(busy.get(n, []))}
     spread = lambda rs: (max(x) - min(x)) / statistics.median(x) if (x := [r['speedup_vs_eager'] for r in rs if r['speedup_vs_eager']]) else None
-    return {'same_reward_share': sum(same) / max(1, len(same)), 'pairs': len(same), 'speedup_median_shift': statistics.median(shifts.values()) if shifts else None,
+    silent = [n for n in idle for a, b in zip(idle[n], busy.get(n, [])) if a['reward'] != b['reward'] and 'timing_disturbed' not in (b.get('flags') or [])]
+    return {'same_reward_share': sum(same) / max(1, len(same)), 'pairs': len(same), 'silent_changes': silent, 'speedup_median_shift': statistics.median(shifts.values()) if shifts else None,
             'shift_by_case': shifts, 'spread_idle': {n: spread(idle[n]) for n in idle}, 'spread_beside': {n: spread(busy[n]) for n in busy}}
 
 
@@ -75,6 +82,7 @@ def gpu_part(a) -> dict:
     from cuda_agent_wb.config import get_settings
     tmp = Path(tempfile.mkdtemp(prefix='rs-'))
     cs = cases(Path(a.ca), tmp)
+    if a.cases: cs = {k: v for k, v in cs.items() if k in a.cases.split(',')}
     partial = Path(a.out).with_suffix('.partial.json')      # what a cut run leaves: every evaluation so far
     save = lambda idle, busy: partial.write_text(json.dumps({'idle': idle, 'beside': busy, **compare(idle, busy)}, default=str))
     with Evaluator('cuda') as ev:
@@ -82,12 +90,13 @@ def gpu_part(a) -> dict:
             from cuda_agent_wb.tasks import load_task
             ev.evaluate(load_task(task), sol, stages=('compile', 'verify'))
         ctx = mp.get_context('spawn'); stop, pause = ctx.Event(), ctx.Event(); pause.set()
-        p = ctx.Process(target=neighbour, args=(stop, pause, a.neighbour_busy_ms, a.neighbour_idle_ms), daemon=True); p.start()
+        p = ctx.Process(target=neighbour, args=(stop, pause, a.neighbour_busy_ms, a.neighbour_idle_ms, a.neighbour == 'trainer'), daemon=True); p.start()
         time.sleep(5)
         try: idle, busy = evaluate_pairs(ev, cs, a.repeat, pause, save)
         finally: stop.set(); p.join(10)
     preset = get_settings().eval.preset
-    return {'preset': preset, 'neighbour': f"a process of bf16 8192x8192 matmul bursts, {a.neighbour_busy_ms:g} ms busy / {a.neighbour_idle_ms:g} ms idle",
+    how = 'holding the device lock shared in each burst, as the trainer does' if a.neighbour == 'trainer' else 'not taking the device lock (a process outside the workbench)'
+    return {'preset': preset, 'neighbour_kind': a.neighbour, 'neighbour': f"a process of bf16 8192x8192 matmul bursts, {a.neighbour_busy_ms:g} ms busy / {a.neighbour_idle_ms:g} ms idle, {how}",
             'idle': idle, 'beside': busy, **compare(idle, busy)}
 
 
@@ -115,14 +124,16 @@ def main():
     ap.add_argument('--out', required=True); ap.add_argument('--gpu', action='store_true'); ap.add_argument('--cpu-demo', action='store_true')
     ap.add_argument('--merge', action='store_true', help='add to the JSON at --out instead of replacing it (a GPU part goes under gpu_<preset>)')
     ap.add_argument('--repeat', type=int, default=4); ap.add_argument('--ca', default=str(ROOT / '.ext/CUDA-Agent/agent_workdir'))
+    ap.add_argument('--neighbour', choices=('trainer', 'rogue'), default='trainer', help="'trainer': holds the device lock shared while computing (the workbench's trainer); 'rogue': does not (its rounds must be seen disturbed)")
+    ap.add_argument('--cases', default='', help='comma-separated case names (relu_plain, ca_workdir, relu_lean, ...); default all')
     ap.add_argument('--neighbour-busy-ms', type=float, default=200.0); ap.add_argument('--neighbour-idle-ms', type=float, default=50.0)
     a = ap.parse_args()
     out = json.loads(Path(a.out).read_text()) if a.merge and Path(a.out).exists() else {}
     from timing_fair import env_record
     if a.gpu:
-        g = gpu_part(a); out[f"gpu_{g['preset']}"] = {**env_record(), **g}
+        g = gpu_part(a); out[f"gpu_{g['preset']}" + ('' if a.neighbour == 'trainer' else '_rogue')] = {**env_record(), **g}
     if a.cpu_demo: out['cpu'] = {**env_record(), **cpu_part(a)}
-    gp = [v for k, v in out.items() if k.startswith('gpu_')]
+    gp = [v for k, v in out.items() if k.startswith('gpu_') and v.get('neighbour_kind', 'trainer') == 'trainer']   # the target: beside the workbench's trainer
     if gp:
         pairs = sum(v['pairs'] for v in gp)
         out['gpu'] = {'same_reward_share': sum(v['same_reward_share'] * v['pairs'] for v in gp) / max(1, pairs), 'pairs': pairs,

@@ -220,14 +220,14 @@ def mark(self: GpuNeighbours):
     self.last = int(time.time() * 1e6)
 
 @patch
-def look(self: GpuNeighbours) -> list[str]:
-    "The processes not of this evaluator that used the GPU's SMs since the last look (or `mark`), as 'pid N (sm P %)'."
+def look(self: GpuNeighbours, ours=None) -> list[str]:
+    "The processes that used the GPU's SMs since the last look (or `mark`), as 'pid N (sm P %)', but those `ours()` names (by default this process and every process below it)."
     if self.nv is None: return []
     try: samples = [s for s in self.nv.nvmlDeviceGetProcessUtilization(self.h, self.last) if s.smUtil > 0]
     except self.nv.NVMLError: samples = []          # NotFound: no sample since then
     self.last = max([self.last] + [s.timeStamp for s in samples])
-    ours = descendants(os.getpid()) if samples else set()
-    return [f"pid {s.pid} (sm {s.smUtil} %)" for s in samples if s.pid not in ours]
+    mine = (ours or (lambda: descendants(os.getpid())))() if samples else set()
+    return [f"pid {s.pid} (sm {s.smUtil} %)" for s in samples if s.pid not in mine]
 
 # %% ../nbs/06b_clock.ipynb #0a992394
 class TimedProcess:
@@ -374,6 +374,13 @@ def round(self: Clock, k: int, n_sets: int) -> dict:
     causes = [f"{name} waited {b['wait_ns'] / 1e6:.3g} ms for a core in a {b['ns'] / 1e6:.3g} ms block" for name, b in out.items() if waited(b, self.wait_share)]
     return {**out, 'order': order, 'start': start, 'causes': causes}
 
+@patch
+def ours(self: Clock) -> set[int]:
+    "The processes whose GPU work is the timing's own: the evaluator's process, and each timed process with every process below it. Any other (a child of the evaluator's process too: a helper, a job it started) is a neighbour."
+    out = {os.getpid()}
+    for p in self.procs: out |= descendants(p.pid)
+    return out
+
 def waited(b: dict, share: float) -> bool:
     "Whether a block's threads spent more than `share` of their ready time (running or waiting) waiting for a core, and more than `share` of the block's own time in all."
     return b['wait_ns'] > share * max(b['ns'], b.get('cpu_ns', 0) + b['wait_ns'])
@@ -382,7 +389,7 @@ def waited(b: dict, share: float) -> bool:
 def look_around(self: Clock, rows: list, since: int, force: bool = False) -> int:
     "On a GPU, every `look_s` (or when `force`d): other processes that computed on it mark the rounds since the last look disturbed; the index looked up to."
     if not self.neighbours or (not force and time.perf_counter() - self.looked < self.look_s): return since
-    who, self.looked = self.neighbours.look(), time.perf_counter()
+    who, self.looked = self.neighbours.look(self.ours), time.perf_counter()
     for r in rows[since:]: r['causes'] += [f"GPU used by {w}" for w in who]
     return len(rows)
 
