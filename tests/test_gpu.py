@@ -212,3 +212,22 @@ def test_cuda_scalar_decoy_is_no_custom_kernel(ev):
     assert d.reward == -1 and 'no_custom_kernel' in d.flags, said(d)
     e = run(ev, 'linear_relu', 'linear_relu_epilogue.py', rules='kernelbench')     # its share is data for the threshold (bench/custom_share.py)
     assert e.correct and e.custom_kernel_share is not None and e.custom_kernel_share > d.custom_kernel_share, said(e)
+
+
+GPU_JOB = """import time, torch
+a = torch.randn(4096, 4096, device='cuda')
+t0 = time.time()
+while time.time() - t0 < 180: a @ a; torch.cuda.synchronize()
+"""
+
+def test_cuda_neighbour_started_by_the_evaluators_process_is_seen(ev):
+    "A job the evaluator's own process started, computing on the GPU without the device lock, is a neighbour: the rounds it overlaps are disturbed and say its pid."
+    import subprocess, sys, time
+    job = subprocess.Popen([sys.executable, '-c', GPU_JOB])
+    try:
+        time.sleep(8)                                    # its context up and computing
+        assert job.poll() is None, "the GPU job ended early"
+        r = run(ev, 'relu', 'relu_valid')
+    finally: job.kill(); job.wait()
+    clock = r.timings['clock']
+    assert clock['disturbed_rounds'] > 0 and any(f"pid {job.pid}" in c for c in clock['causes']), (said(r), clock)
