@@ -16,7 +16,7 @@ from .sandbox import ChildDied, copy_for_message
 __all__ = ['POOL_DRAWS', 'COMMAND', 'REPLY', 'BLOCK', 'ROLL', 'FETCH', 'POOL', 'END', 'tensor_words', 'output_checksum',
            'InputPool', 'BlockServer', 'input_bytes', 'ProcFiles', 'tree_sched_ns', 'descendants', 'GpuNeighbours',
            'TimedProcess', 'Clock', 'CallFailed', 'waited', 'median_ci', 'kept_rounds', 'paired', 'side_of',
-           'per_call_us', 'summary', 'check_work_outside_blocks', 'check_reply_checksum']
+           'per_call_us', 'summary', 'check_work_outside_blocks', 'check_timing_disturbed', 'check_reply_checksum']
 
 # %% ../nbs/06b_clock.ipynb #69bf4278
 def tensor_words(t: torch.Tensor) -> torch.Tensor:
@@ -474,6 +474,13 @@ def check_work_outside_blocks(outside_ns: int, timed_ns: int, blocks: int, harne
     "The candidate's process used CPU between its blocks (work moved out of the timed span) beyond `per_block_ns` a block, `share` of its timed time and `harness_times` the harness's own cost over as many gaps (`harness_ns`)."
     if outside_ns <= max(per_block_ns * blocks, share * timed_ns, harness_times * harness_ns): return None
     return Flag('work_outside_timing', f"the candidate's process used {outside_ns / 1e6:.3g} ms of CPU between its timed blocks (timed {timed_ns / 1e6:.3g} ms in {blocks} blocks)")
+
+def check_timing_disturbed(rows: list) -> Flag|None:
+    "`timing_disturbed` (review, not a failure) when the rounds a speedup rests on include disturbed ones, or when another process computed on the GPU at any time during the timing: NVML's per-process samples come far apart (one sample in 21 rounds beside a busy neighbour on an H200), so rounds it overlapped can read clean."
+    causes = sorted({c for r in rows for c in r['causes']})
+    if kept_rounds(rows)[1]: return Flag('timing_disturbed', '; '.join(causes[:3]))
+    gpu = [c for c in causes if c.startswith('GPU used by')]
+    if gpu: return Flag('timing_disturbed', f"another process computed on the GPU during the timing (rounds it overlapped may read clean): {'; '.join(gpu[:3])}")
 
 def check_reply_checksum(told: int, out) -> Flag|None:
     "The checksum a block's reply carried must be that of the last output fetched after it."

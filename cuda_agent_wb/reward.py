@@ -22,7 +22,7 @@ from .triton_eval import solution_language, kernel_runtime, needs_native_build, 
 from .hacks import probe_overrides, probe_module, check_shape_general, custom_kernel_share, check_custom_kernel
 from .profile import (DeviceLock, device_lock_key, Timer, set_precision_policy, env_fingerprint, torch_kernels,
                                    baseline_key, cached_baselines, measure_baselines, _to_cpu, host_load, use_compile_cache)
-from .clock import (BlockServer, TimedProcess, Clock, CallFailed, GpuNeighbours, REPLY, BLOCK, summary, median_ci, side_of,
+from .clock import (BlockServer, TimedProcess, Clock, CallFailed, GpuNeighbours, REPLY, BLOCK, summary, median_ci, side_of, check_timing_disturbed,
                                  check_work_outside_blocks, check_reply_checksum)
 from .candidate import _torch_ext_dir
 
@@ -598,7 +598,7 @@ def _after_blocks(self: Evaluator, res: EvalResult, sess: Session, run: dict, in
     self._custom_kernels(res, m)
     res.add_flag(check_kernel_time(s['per_call_us']['candidate']['median'] / 1e3, m['kernels'], self.backend.is_cuda))
     res.add_flag(check_stream_order(m.get('order')))
-    if s['disturbed_kept']: res.add_flag(Flag('timing_disturbed', '; '.join(s['causes'][:3])))
+    res.add_flag(check_timing_disturbed(run['rows']))
     res.autotune = m.get('autotune') or res.autotune
     self._record_interpreted(res, m, s) if interp else self._record_speed(res, m, s, req)
 
