@@ -352,6 +352,7 @@ class Evaluator:
         self.spare = None                                           # the next candidate process, started ahead (`_start_spare`)
         self.device_lock = DeviceLock(device_lock_key(self.device))   # shared while verifying, alone while timing
         self.baselines = {}                                         # the reference's timed processes (`_baseline_process`), least recently used first
+        self.group = None                                           # a group's verified members, waiting to be timed together (`group.evaluate_group`)
         try: prune_builds()
         except OSError as e: print(f"cawb: build cache not pruned: {e}", file=sys.stderr)
 
@@ -692,17 +693,27 @@ def evaluate(self: Evaluator, task: Task, solution, stages=STAGES, rules: str|No
 
 # %% ../nbs/07_reward.ipynb #5062b849
 @patch
-def _evaluate_held(self: Evaluator, task, solution, stages, rules, strict, alone: bool) -> EvalResult:
-    "One evaluation holding the device shared with other evaluators, or `alone`; the reward set from its outcome."
+def _new_result(self: Evaluator, task, stages, rules, strict) -> tuple[EvalResult, float]:
+    "An empty result for `task` under a rule set and tolerance (the evaluator's tolerance set to it), and when it started."
     res, t0 = EvalResult(task_id=task.id, backend=self.backend.name, rules=check_rules(rules or self.rules)), time.perf_counter()
     strict, res.dtype = self.strict if strict is None else strict, task_dtype(task, resolve_preset(self.s.eval.preset, self.device))
     self.call_rules, (self.atol, self.rtol) = res.rules, self.tolerance(strict, res.dtype)
     res.env = env_fingerprint(self.device, {'allow_tf32': self.s.timing.allow_tf32}) if 'profile' in stages or 'verify' in stages else {}
     res.env.update(tolerance={'atol': self.atol, 'rtol': self.rtol, 'dtype': res.dtype, 'from': tolerance_source(strict, res.dtype)})
-    try: self._evaluate(res, task, solution, stages, alone)
+    return res, t0
+
+@patch
+def _run_held(self: Evaluator, res: EvalResult, task, solution, stages, alone: bool, seeds: dict|None = None):
+    "Run the evaluation into `res`, holding the device shared (or `alone`) while it needs it; let go after."
+    try: self._evaluate(res, task, solution, stages, alone, seeds)
     finally:
         if self.ref.pending and 'error' in (ref := self.ref.result()): res.task_failed(f"reference: {ref['error']}")
         self.device_lock.release()
+
+# %% ../nbs/07_reward.ipynb #a222b42b
+@patch
+def _settle(self: Evaluator, res: EvalResult, t0: float) -> EvalResult:
+    "The reward from the outcome in `res` (the lower one where a speedup's interval does not clear a threshold), and the total time since `t0`."
     res.breakdown['total_s'] = round(time.perf_counter() - t0, 3)
     if res.failed(): res.correct = False
     res.reward = milestone_reward(res.correct, *clear_speedups(res.timings, res.speedup_vs_eager, res.speedup_vs_compile))
@@ -711,6 +722,13 @@ def _evaluate_held(self: Evaluator, task, solution, stages, rules, strict, alone
     res.reward_continuous = continuous_reward(res.correct, res.speedup_vs_compile)
     if res.task_error: res.reward = res.reward_continuous = None
     return res
+
+@patch
+def _evaluate_held(self: Evaluator, task, solution, stages, rules, strict, alone: bool) -> EvalResult:
+    "One evaluation holding the device shared with other evaluators, or `alone`; the reward set from its outcome."
+    res, t0 = self._new_result(task, stages, rules, strict)
+    self._run_held(res, task, solution, stages, alone)
+    return self._settle(res, t0)
 
 # %% ../nbs/07_reward.ipynb #6a73fd46
 @patch
@@ -741,10 +759,10 @@ def _start_spare(self: Evaluator):
 
 # %% ../nbs/07_reward.ipynb #bb9a88af
 @patch
-def _evaluate(self: Evaluator, res: EvalResult, task: Task, solution, stages, alone: bool = False):
-    "Start the candidate process (it warms up meanwhile), hold the device, build, send the job and run its session."
+def _evaluate(self: Evaluator, res: EvalResult, task: Task, solution, stages, alone: bool = False, seeds: dict|None = None):
+    "Start the candidate process (it warms up meanwhile), hold the device, build, send the job and run its session (`seeds`: a group's, else fresh)."
     preset = resolve_preset(self.s.eval.preset, self.device)
-    seeds = fresh_seeds(self.s.eval.trials)
+    seeds = seeds or fresh_seeds(self.s.eval.trials)
     req = {'task': task.to_dict(), 'preset': preset, 'device': self.device, 'init_seed': seeds['init_seed'], 'init_seed2': seeds['init_seed2'], 'fp64': True,
            'seeds': seeds['trial_seeds'] + [seeds['refill_seed']], 'allow_tf32': self.s.timing.allow_tf32, 'timing': self.timing_config(),
            'probe': probe_overrides(task, preset)}
@@ -759,7 +777,7 @@ def _evaluate(self: Evaluator, res: EvalResult, task: Task, solution, stages, al
         self._run_session(res, sess, req, stages, alone)
     except ChildDied as e: res.add_flag(Flag(_CHILD_FLAG.get(e.reason, 'crashed'), str(e)))
     finally:
-        if sess: sess.close()
+        if sess and not any(m[1] is sess for m in self.group or []): sess.close()     # a group's member waiting to be timed stays open
         if 'verify' in stages and res.failed() and not self.ref_asked: self._refer(req, alone)   # failed before the reference ran: is it the task's error?
 
 # %% ../nbs/07_reward.ipynb #ccebbf7c
@@ -803,6 +821,8 @@ def _run_session(self: Evaluator, res: EvalResult, sess: Session, req: dict, sta
     interp = res.kernel_runtime == 'triton-interpreter'     # interpreted Triton: timed and labelled, never compared with baselines
     try: base = None if interp else self._baseline_process(req)     # its weights for this evaluation loaded before the device is held alone
     except (TaskError, ChildDied) as e: sess.send({'time': False}); res.task_failed(f"baselines: {e}"); return
+    if self.group is not None and base is not None:         # timed later with the rest of its group (`group.evaluate_group`)
+        sess.set_limit(self.sandbox.run_timeout, 'the run limit, [sandbox] run_timeout'); self.group.append((res, sess, ref, req, base)); return
     t2 = time.perf_counter(); self.device_lock.exclusive()      # other evaluators on this device finish their phase; none starts one
     res.breakdown['device_wait_s'] = round(res.breakdown.get('device_wait_s', 0) + time.perf_counter() - t2, 3)   # apart from profile_s
     t3 = time.perf_counter(); self._profile(res, sess, ref, req, base)

@@ -20,11 +20,11 @@ from .workdir import SOURCE_SUFFIXES, SolutionError, load_solution
 
 # %% auto #0
 __all__ = ['MAX_FILES', 'OPEN_PATHS', 'DOCS_ASSETS', 'TaskSpec', 'SolutionSpec', 'EvalRequest', 'BadRequest', 'safe_name',
-           'resolve_task', 'resolve_solution', 'settings_fingerprint', 'job_key', 'JobQueue', 'new_id', 'lost_result',
-           'result_line', 'materialize', 'run_job', 'worker_main', 'alive_path', 'Supervisor', 'kill_group',
-           'error_sentence', 'one_line', 'job_view', 'wait_for', 'guard_middleware', 'docs_assets_dir',
-           'add_docs_routes', 'make_app', 'add_job_routes', 'add_info_routes', 'is_loopback', 'default_db',
-           'worker_slots', 'check_port', 'serve']
+           'resolve_task', 'resolve_solution', 'settings_fingerprint', 'job_key', 'JobQueue', 'new_id', 'group_key',
+           'lost_result', 'result_line', 'materialize', 'run_job', 'run_group', 'worker_main', 'alive_path',
+           'Supervisor', 'kill_group', 'error_sentence', 'one_line', 'job_view', 'wait_for', 'guard_middleware',
+           'docs_assets_dir', 'add_docs_routes', 'make_app', 'add_job_routes', 'add_info_routes', 'is_loopback',
+           'default_db', 'worker_slots', 'check_port', 'serve']
 
 # %% ../nbs/07a_service.ipynb #f5e30a88
 from .client import STAGES, FINAL, ServiceError, result_from_dict   # the protocol, kept with the client (which imports no torch)
@@ -169,16 +169,26 @@ def submit(self: JobQueue, key: str, request: dict, fresh: bool = False) -> dict
         return {'id': jid, 'status': 'queued', 'cached': False, 'joined': False}
 
 # %% ../nbs/07a_service.ipynb #09bc4c1b
+def group_key(request: dict) -> str:
+    "What jobs timed together share: the task, the stages, the rule set and the tolerance."
+    return json.dumps([request.get(k) for k in ('task', 'stages', 'rules', 'strict')], sort_keys=True)
+
+@patch
+def claim_group(self: JobQueue, worker: str, most: int = 1, look: int = 256) -> list[dict]:
+    "Take the oldest queued job and up to `most - 1` later ones of its group (`group_key`, among the next `look` queued) for `worker`, their attempts counted; [] when none is queued."
+    with self.db() as db:
+        if db.execute("SELECT 1 FROM jobs WHERE status='queued' LIMIT 1").fetchone() is None: return []
+    with self.db(write=True) as db:
+        rows = db.execute("SELECT id, key, request, attempts FROM jobs WHERE status='queued' ORDER BY submitted LIMIT ?", (look if most > 1 else 1,)).fetchall()
+        reqs = [json.loads(r['request']) for r in rows]
+        picked = [(r, q) for r, q in zip(rows, reqs) if group_key(q) == group_key(reqs[0])][:most]
+        db.executemany("UPDATE jobs SET status='running', worker=?, started=?, attempts=attempts+1 WHERE id=?", [(worker, time.time(), r['id']) for r, _ in picked])
+        return [{'id': r['id'], 'key': r['key'], 'request': q, 'attempt': r['attempts'] + 1} for r, q in picked]
+
 @patch
 def claim(self: JobQueue, worker: str) -> dict|None:
     "Take the oldest queued job for `worker` (its attempt counted), or None."
-    with self.db() as db:
-        if db.execute("SELECT 1 FROM jobs WHERE status='queued' LIMIT 1").fetchone() is None: return None
-    with self.db(write=True) as db:
-        row = db.execute("SELECT id, key, request, attempts FROM jobs WHERE status='queued' ORDER BY submitted LIMIT 1").fetchone()
-        if row is None: return None
-        db.execute("UPDATE jobs SET status='running', worker=?, started=?, attempts=attempts+1 WHERE id=?", (worker, time.time(), row['id']))
-        return {'id': row['id'], 'key': row['key'], 'request': json.loads(row['request']), 'attempt': row['attempts'] + 1}
+    return next(iter(self.claim_group(worker)), None)
 
 # %% ../nbs/07a_service.ipynb #8ade3924
 @patch
@@ -209,7 +219,7 @@ def lost_result(request: dict, backend: str, why: str) -> dict:
 # %% ../nbs/07a_service.ipynb #e92b514d
 @patch
 def worker_lost(self: JobQueue, worker: str, why: str, backend: str, max_attempts: int = 2) -> list[tuple[str, str]]:
-    "Requeue the running job of a lost worker, or fail it after `max_attempts`; returns (job id, new status)."
+    "Requeue the running jobs of a lost worker (a group claimed together, all), or fail each after `max_attempts`; returns (job id, new status)."
     out = []
     with self.db(write=True) as db:
         for r in db.execute("SELECT id, request, attempts FROM jobs WHERE worker=? AND status='running'", (worker,)).fetchall():
@@ -297,13 +307,18 @@ def materialize(solution: dict, root: Path) -> Path:
 # %% ../nbs/07a_service.ipynb #f99e8254
 def run_job(ev, request: dict, root: Path) -> dict:
     "Evaluate one stored request with a warm evaluator; the EvalResult as a dict."
-    path = materialize(request['solution'], root)
-    res = ev.evaluate(Task(**request['task']), path, stages=tuple(request['stages']), rules=request['rules'], strict=request['strict'])
-    return res.to_dict()
+    return run_group(ev, [{'request': request}], [root])[0]
+
+def run_group(ev, jobs: list, roots: list) -> list[dict]:
+    "Evaluate claimed jobs of one group (`claim_group`), their solutions written under `roots`, timed together (`group_timing.evaluate_group`); their EvalResults as dicts."
+    from cuda_agent_wb import group_timing        # Evaluator.evaluate_group
+    r0, paths = jobs[0]['request'], [materialize(j['request']['solution'], root) for j, root in zip(jobs, roots)]
+    rs = ev.evaluate_group(Task(**r0['task']), paths, stages=tuple(r0['stages']), rules=r0['rules'], strict=r0['strict'])
+    return [r.to_dict() for r in rs]
 
 # %% ../nbs/07a_service.ipynb #0928d5ea
 def worker_main(db_path: str, worker: str, backend: str, poll_s: float = 0.05):
-    "Serve jobs from the queue at `db_path` with one warm evaluator until killed."
+    "Serve jobs from the queue at `db_path` with one warm evaluator until killed, up to `[timing] group_max` queued jobs of one task at a time."
     from cuda_agent_wb.reward import Evaluator
     q, root = JobQueue(db_path), Path(db_path).parent/'work'
     dev = os.environ.get('CUDA_VISIBLE_DEVICES')
@@ -311,14 +326,15 @@ def worker_main(db_path: str, worker: str, backend: str, poll_s: float = 0.05):
     ev = Evaluator(backend); ev.sandbox.ensure_zygote(); ev.ref.ensure()
     q.beat(worker, state='ready', job=None); alive_path(q, worker).touch()
     threading.Thread(target=_heartbeat, args=(q, worker, os.getppid()), daemon=True).start()
+    most = get_settings().timing.group_max          # a task's queued candidates timed together
     while True:
-        job = q.claim(worker)
-        if job is None: time.sleep(poll_s); continue
-        q.beat(worker, state='busy', job=job['id'])
-        try: status, res = 'done', run_job(ev, job['request'], root/job['key'][:24])
-        except Exception as e: status, res = 'failed', lost_result(job['request'], backend, f"raised {type(e).__name__}: {e}"[:300])
-        q.finish(job['id'], worker, res, status)
-        q.beat(worker, state='ready', job=None, done=1)
+        jobs = q.claim_group(worker, most)
+        if not jobs: time.sleep(poll_s); continue
+        q.beat(worker, state='busy', job=jobs[0]['id'])
+        try: status, res = 'done', run_group(ev, jobs, [root/j['key'][:24] for j in jobs])
+        except Exception as e: status, res = 'failed', [lost_result(j['request'], backend, f"raised {type(e).__name__}: {e}"[:300]) for j in jobs]
+        for j, r in zip(jobs, res): q.finish(j['id'], worker, r, status)
+        q.beat(worker, state='ready', job=None, done=len(jobs))
 
 # %% ../nbs/07a_service.ipynb #bce27309
 def alive_path(q: JobQueue, worker: str) -> Path:
