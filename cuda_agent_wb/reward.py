@@ -343,7 +343,7 @@ class Evaluator:
         self.call_rules, (self.atol, self.rtol) = self.rules, self.tolerance(strict)
         self.kernel_breakdown, self.lock = kernel_breakdown, threading.Lock()
         self.threads = None if self.backend.is_cuda else (os.cpu_count() or 1)
-        self.sandbox = Sandbox(preload=['torch', 'torch._dynamo', 'torch.profiler', 'torch.utils.cpp_extension', 'cuda_agent_wb.candidate', 'cuda_agent_wb.reward'], memory_mb=self.s.sandbox.memory_mb, run_timeout=self.s.sandbox.run_timeout)
+        self.sandbox = Sandbox(preload=['torch', 'torch._dynamo', 'torch.profiler', 'cuda_agent_wb.candidate', 'cuda_agent_wb.reward'], memory_mb=self.s.sandbox.memory_mb, run_timeout=self.s.sandbox.run_timeout)
         self.sandbox.writable = [str(_torch_ext_dir()), str(cache_dir('triton'))]   # load_inline builds, Triton's per-candidate caches; all else read-only
         self.sandbox.env = {} if self.backend.is_cuda else {'TRITON_INTERPRET': '1'}   # before anything imports triton (torch._dynamo does)
         self.sandbox.visible = [str(self.s.paths.cache)]          # builds are read from the cache, even one under /tmp
