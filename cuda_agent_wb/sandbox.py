@@ -725,11 +725,20 @@ def recv(self: Session, phase: str = 'run'):
 
 # %% ../nbs/04_sandbox.ipynb #d63bcdbf
 @patch
+def last_words(self: Session) -> str|None:
+    "The error the child reported before it ended (its `fatal` message), if one waits on the channel."
+    try:
+        while self.chan.poll(0):
+            if isinstance(m := self.chan.recv(), dict) and 'fatal' in m: return m['fatal']
+    except Exception: return None
+
+@patch
 def send(self: Session, obj):
-    "Send a message to the child; raises ChildDied if it is gone."
+    "Send a message to the child; raises ChildDied if it is gone (with the error it reported, when it did)."
     if self.chan is None: self.connect()
     try: self.chan.send(obj)
     except OSError:
+        if why := self.last_words(): raise ChildDied('error', why) from None
         self.sbx._pump(0.2); self._watch('send')
         raise ChildDied('exited', "candidate process closed its channel") from None
 
