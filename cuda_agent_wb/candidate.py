@@ -318,7 +318,7 @@ def warm_up(job: dict) -> Timer:
     torch.set_num_threads(job.get('threads') or torch.get_num_threads())
     timer = Timer(job['device'], job['timing']['flush'], guard=True)
     if timer.cuda: torch.empty(POISON_BYTES // 4, device=job['device'])    # the poison block's memory, kept by the caching allocator
-    import torch.utils.cpp_extension   # its import (0.37 s on an H200 host) here, not in the zygote: it asks CUDA for the device count, after which torch refuses CUDA in forked children (bench/zygote_cuda_probe.py)
+    import torch.utils.cpp_extension as _cpp_extension   # (bound to its own name: a plain `import torch.…` would make `torch` local here) its import (0.37 s on an H200 host) here, not in the zygote: it asks CUDA for the device count, after which torch refuses CUDA in forked children (bench/zygote_cuda_probe.py)
     return timer
 
 def candidate_main(job: dict, chan):
