@@ -11,7 +11,8 @@ from fastcore.basics import patch
 from .verify import Flag
 from .sandbox import ChildDied
 from .clock import TimedProcess, CallFailed
-from .reward import Evaluator, EvalResult, STAGES, fresh_seeds, output_bytes, out_of_device_memory, reward_settled, _CHILD_FLAG
+from .tasks import TaskError
+from .reward import Evaluator, EvalResult, STAGES, fresh_seeds, output_bytes, out_of_device_memory, reward_settled, seeded_request, _CHILD_FLAG
 
 # %% auto #0
 __all__ = ['member_rows', 'member_run', 'group_settled']
@@ -90,22 +91,71 @@ def _profile_group(self: Evaluator, members: list):
     held = time.perf_counter() - t1
     for res, *_ in members: res.breakdown.update(device_wait_s=round(res.breakdown.get('device_wait_s', 0) + t1 - t0, 3), profile_s=round(held / len(members), 3))
 
-# %% ../nbs/07c_group_timing.ipynb #9f19161f
+# %% ../nbs/07c_group_timing.ipynb #dd3d0123
+def _step(member: list, fn) -> bool:
+    "Run one phase of a group's member (`[result, start, session]`); a process that died or hung flags the member and ends it (False)."
+    try: return bool(fn())
+    except ChildDied as e:
+        member[0].add_flag(Flag(_CHILD_FLAG.get(e.reason, 'crashed'), str(e))); member[2].close(); return False
+
+@patch
+def _group_verify(self: Evaluator, live: list, req: dict) -> tuple[list, dict|None]:
+    "Verify the loaded `live` members side by side under one shared hold (the caller lets go of it); those verified, and the reference's outputs (or its error)."
+    t0 = time.perf_counter(); self._refer(req); t1 = time.perf_counter()
+    live = [m for m in live if _step(m, lambda: m[2].send({'verify': True}) or True)]
+    ref = self.ref.result()
+    if 'error' in ref: return [], ref
+    ref2 = self.ref.ask(seeded_request(req)) if any(m[0].weights == 'seeded' for m in live) else None
+    for m in live: m[0].stage = 'verify'; m[0].breakdown.update(device_wait_s=round(t1 - t0, 3))
+    live = [m for m in live if _step(m, lambda: self._verified(m[0], m[2], ref, ref2))]
+    for m in live: m[0].breakdown['verify_s'] = round(time.perf_counter() - t1, 3)
+    return live, ref
+
+# %% ../nbs/07c_group_timing.ipynb #6f3d6840
+@patch
+def _group_sessions(self: Evaluator, task, solutions: list, stages, rules, strict) -> list:
+    "Start, load, verify and time `solutions` of `task` as a group; the members (`[result, start, session]`), in order."
+    seeds = fresh_seeds(self.s.eval.trials); req = self._request(task, seeds)
+    members = []
+    for sol in solutions:
+        res, t0 = self._new_result(task, stages, rules, strict)
+        members.append([res, t0, self._launch(res, task, sol, req, seeds, stages)])
+    live = [m for m in members if m[2] and _step(m, lambda: self._loaded(m[0], m[2]))]
+    try: live, ref = self._group_verify(live, req)
+    finally: self.device_lock.release()
+    if 'error' in ref:                                  # the task's error, whatever else failed (as one evaluation's)
+        for m in members: m[0].task_failed(f"reference: {ref['error']}")
+    if not live: return members
+    try: base = self._baseline_process(req)
+    except (TaskError, ChildDied) as e:
+        for m in live: m[0].task_failed(f"baselines: {e}")
+        return members
+    for m in live: m[0].stage = 'profile'
+    timed = [(m[0], m[2], ref, req, base) for m in live if m[0].kernel_runtime != 'triton-interpreter']
+    if timed: self._profile_group(timed)
+    for m in live:
+        if m[0].kernel_runtime == 'triton-interpreter': self._profile_alone(m[0], m[2], ref, req)
+    return members
+
+@patch
+def _profile_alone(self: Evaluator, res: EvalResult, sess, ref: dict, req: dict):
+    "Time one member by itself (interpreted Triton: no baselines), the device held alone."
+    self.device_lock.exclusive()
+    try: _step([res, 0, sess], lambda: self._profile(res, sess, ref, req, None) or True); res.stage = 'done'
+    finally: self.device_lock.release()
+
+# %% ../nbs/07c_group_timing.ipynb #82346a5c
 @patch
 def evaluate_group(self: Evaluator, task, solutions: list, stages=STAGES, rules: str|None = None, strict: bool|None = None) -> list[EvalResult]:
-    "Evaluate `solutions` of one `task` as `evaluate` does each, their timings together under one exclusive hold (`_profile_group`)."
-    if len(solutions) < 2 or 'profile' not in stages: return [self.evaluate(task, s, stages, rules, strict) for s in solutions]
+    "Evaluate `solutions` of one `task` as `evaluate` does each: loaded and verified side by side, timed together under one exclusive hold (`_profile_group`)."
+    if len(solutions) < 2 or 'profile' not in stages or 'verify' not in stages: return [self.evaluate(task, s, stages, rules, strict) for s in solutions]
     with self.lock:
-        seeds, started, self.group = fresh_seeds(self.s.eval.trials), [], []
-        try:
-            for sol in solutions:
-                res, t0 = self._new_result(task, stages, rules, strict)
-                self._run_held(res, task, sol, stages, False, seeds); started.append((res, t0))
-            if self.group: self._profile_group(self.group)
+        members = []
+        try: members = self._group_sessions(task, solutions, stages, rules, strict)
         finally:
-            for m in self.group or []: m[1].close()
-            self.group = None
-        out = [self._settle(res, t0) for res, t0 in started]
+            for m in members:
+                if m[2]: m[2].close()
+        out = [self._settle(res, t0) for res, t0, _ in members]
         for i, sol in enumerate(solutions):
             if self.backend.is_cuda and out_of_device_memory(out[i]):
                 out[i] = self._evaluate_held(task, sol, stages, rules, strict, alone=True); out[i].breakdown['alone_after_oom'] = True

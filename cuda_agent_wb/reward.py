@@ -34,7 +34,7 @@ __all__ = ['CLOCK_METHOD', 'STAGES', 'WEIGHTS', 'RULES', 'BASELINE_PROCESSES', '
            'reference_main', 'ReferenceWorker', 'ReferenceServer', 'baseline_main', 'check_rules', 'torch_time_share',
            'Evaluator', 'compile_dirs', 'baseline_job_key', 'timing_settings', 'fresh_seeds', 'tolerance_source',
            'triton_build', 'output_bytes', 'harness_cost', 'check_kernel_time', 'check_stream_order',
-           'out_of_device_memory']
+           'out_of_device_memory', 'seeded_request']
 
 # %% ../nbs/07_reward.ipynb #91710616
 CLOCK_METHOD = 'evaluator-clock-blocks/v1'   # how a result's times were taken (`clock`): recorded in its timings
@@ -352,7 +352,6 @@ class Evaluator:
         self.spare = None                                           # the next candidate process, started ahead (`_start_spare`)
         self.device_lock = DeviceLock(device_lock_key(self.device))   # shared while verifying, alone while timing
         self.baselines = {}                                         # the reference's timed processes (`_baseline_process`), least recently used first
-        self.group = None                                           # a group's verified members, waiting to be timed together (`group.evaluate_group`)
         try: prune_builds()
         except OSError as e: print(f"cawb: build cache not pruned: {e}", file=sys.stderr)
 
@@ -510,9 +509,9 @@ def _check_trials(self: Evaluator, res: EvalResult, ref: dict, msg: dict):
 
 # %% ../nbs/07_reward.ipynb #73e5107a
 @patch
-def _check_second_seed(self: Evaluator, msg: dict) -> Flag|None:
-    "Seeded weights: ModelNew built under a second init seed must match the reference built under it."
-    ref2 = self.ref.result()
+def _check_second_seed(self: Evaluator, msg: dict, ref2: dict|None = None) -> Flag|None:
+    "Seeded weights: ModelNew built under a second init seed must match the reference built under it (`ref2`: its outputs, else the reference worker's next answer)."
+    ref2 = ref2 or self.ref.result()
     if 'error' in ref2: return Flag('state_dict_mismatch', f"no reference under the second init seed: {ref2['error']}"[:400])
     self._reference_on_device(ref2)
     for t, (r, c) in enumerate(zip(ref2['outputs'], msg['outputs2'])):
@@ -703,9 +702,9 @@ def _new_result(self: Evaluator, task, stages, rules, strict) -> tuple[EvalResul
     return res, t0
 
 @patch
-def _run_held(self: Evaluator, res: EvalResult, task, solution, stages, alone: bool, seeds: dict|None = None):
+def _run_held(self: Evaluator, res: EvalResult, task, solution, stages, alone: bool):
     "Run the evaluation into `res`, holding the device shared (or `alone`) while it needs it; let go after."
-    try: self._evaluate(res, task, solution, stages, alone, seeds)
+    try: self._evaluate(res, task, solution, stages, alone)
     finally:
         if self.ref.pending and 'error' in (ref := self.ref.result()): res.task_failed(f"reference: {ref['error']}")
         self.device_lock.release()
@@ -759,25 +758,42 @@ def _start_spare(self: Evaluator):
 
 # %% ../nbs/07_reward.ipynb #bb9a88af
 @patch
-def _evaluate(self: Evaluator, res: EvalResult, task: Task, solution, stages, alone: bool = False, seeds: dict|None = None):
-    "Start the candidate process (it warms up meanwhile), hold the device, build, send the job and run its session (`seeds`: a group's, else fresh)."
+def _request(self: Evaluator, task: Task, seeds: dict) -> dict:
+    "The reference's request for an evaluation of `task` on `seeds` (its outputs, baselines and timed process are keyed on it)."
     preset = resolve_preset(self.s.eval.preset, self.device)
-    seeds = seeds or fresh_seeds(self.s.eval.trials)
-    req = {'task': task.to_dict(), 'preset': preset, 'device': self.device, 'init_seed': seeds['init_seed'], 'init_seed2': seeds['init_seed2'], 'fp64': True,
-           'seeds': seeds['trial_seeds'] + [seeds['refill_seed']], 'allow_tf32': self.s.timing.allow_tf32, 'timing': self.timing_config(),
-           'probe': probe_overrides(task, preset)}
-    sess, self.ref_asked = None, False
+    return {'task': task.to_dict(), 'preset': preset, 'device': self.device, 'init_seed': seeds['init_seed'], 'init_seed2': seeds['init_seed2'], 'fp64': True,
+            'seeds': seeds['trial_seeds'] + [seeds['refill_seed']], 'allow_tf32': self.s.timing.allow_tf32, 'timing': self.timing_config(),
+            'probe': probe_overrides(task, preset)}
+
+@patch
+def _launch(self: Evaluator, res: EvalResult, task: Task, solution, req: dict, seeds: dict, stages) -> Session|None:
+    "Take a warming candidate process, build, and send it the job (it loads on its own from then on); None when there is nothing to run (`res` says why)."
+    sess = None
     try:
         if 'verify' in stages: sess, res.breakdown['prestarted'] = self._candidate_process()
         built = self._compile(res, solution)
-        if built is None or sess is None: return
+        if built is None or sess is None:
+            if sess: sess.close()
+            return None
         sess.set_limit(self.sandbox.run_timeout, 'the run limit, [sandbox] run_timeout')
-        sess.send(self.make_job(task, *built, seeds, preset, stages))
+        sess.send(self.make_job(task, *built, seeds, req['preset'], stages))
         self._start_spare()
-        self._run_session(res, sess, req, stages, alone)
+        return sess
+    except ChildDied as e:
+        res.add_flag(Flag(_CHILD_FLAG.get(e.reason, 'crashed'), str(e)))
+        if sess: sess.close()
+
+@patch
+def _evaluate(self: Evaluator, res: EvalResult, task: Task, solution, stages, alone: bool = False):
+    "Start the candidate process (it warms up meanwhile), build, send the job and run its session; the device held from its verification on."
+    seeds = fresh_seeds(self.s.eval.trials)
+    req, self.ref_asked = self._request(task, seeds), False
+    sess = self._launch(res, task, solution, req, seeds, stages)
+    try:
+        if sess: self._run_session(res, sess, req, stages, alone)
     except ChildDied as e: res.add_flag(Flag(_CHILD_FLAG.get(e.reason, 'crashed'), str(e)))
     finally:
-        if sess and not any(m[1] is sess for m in self.group or []): sess.close()     # a group's member waiting to be timed stays open
+        if sess: sess.close()
         if 'verify' in stages and res.failed() and not self.ref_asked: self._refer(req, alone)   # failed before the reference ran: is it the task's error?
 
 # %% ../nbs/07_reward.ipynb #ccebbf7c
@@ -789,40 +805,54 @@ def _refer(self: Evaluator, req: dict, alone: bool = False):
 
 # %% ../nbs/07_reward.ipynb #0af87068
 @patch
-def _run_session(self: Evaluator, res: EvalResult, sess: Session, req: dict, stages, alone: bool = False):
-    "The candidate's phases: it loads (the device free for others' timing), then, once this evaluator holds the device with the reference's outputs coming, verifies; then the profile."
-    t0 = time.perf_counter()
-    msg = sess.recv('load')
+def _loaded(self: Evaluator, res: EvalResult, sess: Session) -> bool:
+    "Read the candidate's load report (it loads with the device free for others' timing); False when its build or import failed (`res` flagged)."
+    t0 = time.perf_counter(); msg = sess.recv('load')
     res.breakdown['load_s'] = round(time.perf_counter() - t0, 3)
     if 'error' in msg:
         ahead = res.build_ahead if msg['error'] == 'compile_error' and res.build_ahead and not res.build_ahead['ok'] else None   # the build ahead's log and errors
         if msg['error'] == 'compile_error': res.compiled, res.compile_log = False, res.compile_log if ahead else msg.get('log', '')
-        res.add_flag(Flag(msg['error'], ahead['error'] if ahead else msg['detail'])); return
+        res.add_flag(Flag(msg['error'], ahead['error'] if ahead else msg['detail'])); return False
+    res.weights = msg.get('weights', 'state_dict')
+    return True
+
+@patch
+def _verified(self: Evaluator, res: EvalResult, sess: Session, ref: dict, ref2: dict|None = None) -> bool:
+    "Read the candidate's verification and check it against the reference's outputs `ref` (seeded weights: `ref2`, under the second init seed, else the reference worker's next answer); whether it passed."
+    sess.set_limit(*self.phase_limit(ref, 'verify', self.s.eval.trials + 4))
+    msg = sess.recv('verify')
+    if 'error' in msg: res.add_flag(Flag(msg['error'], msg['detail'])); return False
+    res.correct, res.autotune = True, msg.get('autotune')
+    self._check_trials(res, ref, msg)
+    if res.weights == 'seeded' and not res.failed(): res.add_flag(self._check_second_seed(msg, ref2))
+    if not res.failed(): res.add_flag(check_shape_general(ref.get('probe_out'), msg.get('probe'), self.atol, self.rtol))   # last: other flags say more
+    return not res.failed()
+
+def seeded_request(req: dict) -> dict:
+    "The reference's outputs under the second init seed, for a candidate whose weights follow the init seed."
+    return {**req, 'cmd': 'outputs', 'init_seed': req['init_seed2'], 'seeds': req['seeds'][:2], 'fp64': False}
+
+# %% ../nbs/07_reward.ipynb #e82f8129
+@patch
+def _run_session(self: Evaluator, res: EvalResult, sess: Session, req: dict, stages, alone: bool = False):
+    "The candidate's phases: it loads (the device free for others' timing), then, once this evaluator holds the device with the reference's outputs coming, verifies; then the profile."
+    if not self._loaded(res, sess): return
     res.stage, tw = 'verify', time.perf_counter()
     self._refer(req, alone); sess.send({'verify': True})
     t1 = time.perf_counter(); res.breakdown['device_wait_s'] = round(t1 - tw, 3)
     ref = self.ref.result()
     res.breakdown['reference_wait_s'] = round(time.perf_counter() - t1, 3)
     if 'error' in ref: res.task_failed(f"reference: {ref['error']}"); return
-    res.weights = msg.get('weights', 'state_dict')
-    if res.weights == 'seeded': self.ref.submit({**req, 'cmd': 'outputs', 'init_seed': req['init_seed2'], 'seeds': req['seeds'][:2], 'fp64': False})
-    sess.set_limit(*self.phase_limit(ref, 'verify', self.s.eval.trials + 4))
-    msg = sess.recv('verify')
-    if 'error' in msg: res.add_flag(Flag(msg['error'], msg['detail'])); return
-    res.correct, res.autotune = True, msg.get('autotune')
-    self._check_trials(res, ref, msg)
-    if res.weights == 'seeded' and not res.failed(): res.add_flag(self._check_second_seed(msg))
-    if not res.failed(): res.add_flag(check_shape_general(ref.get('probe_out'), msg.get('probe'), self.atol, self.rtol))   # last: other flags say more
+    if res.weights == 'seeded': self.ref.submit(seeded_request(req))
+    passed = self._verified(res, sess, ref)
     res.breakdown['verify_s'] = round(time.perf_counter() - t1, 3)
-    if res.failed() or 'profile' not in stages:
+    if not passed or 'profile' not in stages:
         if sess.alive(): sess.send({'time': False})
         return
     res.stage = 'profile'
     interp = res.kernel_runtime == 'triton-interpreter'     # interpreted Triton: timed and labelled, never compared with baselines
     try: base = None if interp else self._baseline_process(req)     # its weights for this evaluation loaded before the device is held alone
     except (TaskError, ChildDied) as e: sess.send({'time': False}); res.task_failed(f"baselines: {e}"); return
-    if self.group is not None and base is not None:         # timed later with the rest of its group (`group.evaluate_group`)
-        sess.set_limit(self.sandbox.run_timeout, 'the run limit, [sandbox] run_timeout'); self.group.append((res, sess, ref, req, base)); return
     t2 = time.perf_counter(); self.device_lock.exclusive()      # other evaluators on this device finish their phase; none starts one
     res.breakdown['device_wait_s'] = round(res.breakdown.get('device_wait_s', 0) + time.perf_counter() - t2, 3)   # apart from profile_s
     t3 = time.perf_counter(); self._profile(res, sess, ref, req, base)

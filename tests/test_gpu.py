@@ -44,6 +44,17 @@ def test_cuda_solution_accepted_with_speedups(ev, task_name, sol):
     assert r.env['device_type'] == 'cuda' and r.env['precision']['allow_tf32'] is False
 
 
+def test_cuda_group_timed_together(ev):
+    "A task's candidates timed under one hold (`group_timing`): valid ones rewarded as alone, an invalid one failed, the baselines one record."
+    from cuda_agent_wb import group_timing   # Evaluator.evaluate_group
+    rs = ev.evaluate_group(task('relu'), [SOL / 'relu_valid', SOL / 'relu_uninitialized', SOL / 'relu_valid'])
+    RESULTS.extend({'solution': s, 'group': True, **r.to_dict()} for s, r in zip(('relu_valid', 'relu_uninitialized', 'relu_valid'), rs))
+    assert [r.correct for r in rs] == [True, False, True], [said(r) for r in rs]
+    assert rs[0].reward >= 1 and rs[2].reward >= 1 and rs[1].reward == -1, [said(r) for r in rs]
+    assert rs[0].timings['eager'] == rs[2].timings['eager'] and rs[0].timings['clock']['group'] == 2
+    assert 0.5 < rs[0].speedup_vs_eager / rs[2].speedup_vs_eager < 2
+
+
 @pytest.mark.parametrize('task_name,sol,flags', [
     ('relu', 'relu_illegal_address', {'runtime_error', 'crashed'}),
     ('relu', 'relu_torch_python', {'forbidden_op'}),
@@ -232,13 +243,3 @@ def test_cuda_neighbour_started_by_the_evaluators_process_is_seen(ev):
     clock = r.timings['clock']
     assert clock['disturbed_rounds'] > 0 and any(f"pid {job.pid}" in c for c in clock['causes']), (said(r), clock)
 
-
-def test_cuda_group_timed_together(ev):
-    "A task's candidates timed under one hold (`group_timing`): valid ones rewarded as alone, an invalid one failed, the baselines one record."
-    from cuda_agent_wb import group_timing   # Evaluator.evaluate_group
-    rs = ev.evaluate_group(task('relu'), [SOL / 'relu_valid', SOL / 'relu_uninitialized', SOL / 'relu_valid'])
-    RESULTS.extend({'solution': s, 'group': True, **r.to_dict()} for s, r in zip(('relu_valid', 'relu_uninitialized', 'relu_valid'), rs))
-    assert [r.correct for r in rs] == [True, False, True], [said(r) for r in rs]
-    assert rs[0].reward >= 1 and rs[2].reward >= 1 and rs[1].reward == -1, [said(r) for r in rs]
-    assert rs[0].timings['eager'] == rs[2].timings['eager'] and rs[0].timings['clock']['group'] == 2
-    assert 0.5 < rs[0].speedup_vs_eager / rs[2].speedup_vs_eager < 2
