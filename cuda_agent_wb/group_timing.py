@@ -100,7 +100,7 @@ def _step(member: list, fn) -> bool:
 
 @patch
 def _group_verify(self: Evaluator, live: list, req: dict) -> tuple[list, dict|None]:
-    "Verify the loaded `live` members side by side under one shared hold (the caller lets go of it); those verified, and the reference's outputs (or its error)."
+    "Verify the loaded `live` members under one shared hold (the caller lets go of it); those verified, and the reference's outputs (or its error)."
     t0 = time.perf_counter(); self._refer(req); t1 = time.perf_counter()
     live = [m for m in live if _step(m, lambda: m[2].send({'verify': True}) or True)]
     ref = self.ref.result()
@@ -116,15 +116,21 @@ def _group_verify(self: Evaluator, live: list, req: dict) -> tuple[list, dict|No
 def _group_sessions(self: Evaluator, task, solutions: list, stages, rules, strict) -> list:
     "Start, load, verify and time `solutions` of `task` as a group; the members (`[result, start, session]`), in order."
     seeds = fresh_seeds(self.s.eval.trials); req = self._request(task, seeds)
-    members = []
-    for sol in solutions:
+    members, live, ref = [], [], None
+    for sol in solutions:                               # one at a time (see above)
         res, t0 = self._new_result(task, stages, rules, strict)
-        members.append([res, t0, self._launch(res, task, sol, req, seeds, stages)])
-    live = [m for m in members if m[2] and _step(m, lambda: self._loaded(m[0], m[2]))]
-    try: live, ref = self._group_verify(live, req)
-    finally: self.device_lock.release()
+        members.append(m := [res, t0, self._launch(res, task, sol, req, seeds, stages)])
+        if not (m[2] and _step(m, lambda: self._loaded(res, m[2]))): continue
+        try: ok, ref = self._group_verify([m], req)
+        finally: self.device_lock.release()
+        if 'error' in ref: break
+        live += ok
+    if ref is None:                                     # none reached its verification: does the task itself run?
+        try: self._refer(req); ref = self.ref.result()
+        finally: self.device_lock.release()
     if 'error' in ref:                                  # the task's error, whatever else failed (as one evaluation's)
         for m in members: m[0].task_failed(f"reference: {ref['error']}")
+        return members
     if not live: return members
     try: base = self._baseline_process(req)
     except (TaskError, ChildDied) as e:
