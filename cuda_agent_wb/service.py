@@ -175,13 +175,14 @@ def group_key(request: dict) -> str:
 
 @patch
 def claim_group(self: JobQueue, worker: str, most: int = 1, look: int = 256) -> list[dict]:
-    "Take the oldest queued job and up to `most - 1` later ones of its group (`group_key`, among the next `look` queued) for `worker`, their attempts counted; [] when none is queued."
+    "Take the oldest queued job and up to `most - 1` later ones of its group (`group_key`, among the next `look` queued) for `worker`, their attempts counted; [] when none is queued. Only jobs that are timed are grouped; a job back from a lost group goes alone."
     with self.db() as db:
         if db.execute("SELECT 1 FROM jobs WHERE status='queued' LIMIT 1").fetchone() is None: return []
     with self.db(write=True) as db:
         rows = db.execute("SELECT id, key, request, attempts FROM jobs WHERE status='queued' ORDER BY submitted LIMIT ?", (look if most > 1 else 1,)).fetchall()
         reqs = [json.loads(r['request']) for r in rows]
-        picked = [(r, q) for r, q in zip(rows, reqs) if group_key(q) == group_key(reqs[0])][:most]
+        alone = reqs[0].get('solo') or not {'verify', 'profile'} <= set(reqs[0].get('stages') or [])
+        picked = [(r, q) for r, q in zip(rows, reqs) if not q.get('solo') and group_key(q) == group_key(reqs[0])][:most] if not alone else list(zip(rows, reqs))[:1]
         db.executemany("UPDATE jobs SET status='running', worker=?, started=?, attempts=attempts+1 WHERE id=?", [(worker, time.time(), r['id']) for r, _ in picked])
         return [{'id': r['id'], 'key': r['key'], 'request': q, 'attempt': r['attempts'] + 1} for r, q in picked]
 
@@ -219,11 +220,15 @@ def lost_result(request: dict, backend: str, why: str) -> dict:
 # %% ../nbs/07a_service.ipynb #e92b514d
 @patch
 def worker_lost(self: JobQueue, worker: str, why: str, backend: str, max_attempts: int = 2) -> list[tuple[str, str]]:
-    "Requeue the running jobs of a lost worker (a group claimed together, all), or fail each after `max_attempts`; returns (job id, new status)."
+    "Requeue the running jobs of a lost worker, or fail each after `max_attempts`; jobs it held as a group go back uncounted, each to be claimed alone (one member that kills its worker costs the others nothing); returns (job id, new status)."
     out = []
     with self.db(write=True) as db:
-        for r in db.execute("SELECT id, request, attempts FROM jobs WHERE worker=? AND status='running'", (worker,)).fetchall():
-            if r['attempts'] < max_attempts: db.execute("UPDATE jobs SET status='queued', worker=NULL WHERE id=?", (r['id'],)); out.append((r['id'], 'queued'))
+        rows = db.execute("SELECT id, request, attempts FROM jobs WHERE worker=? AND status='running'", (worker,)).fetchall()
+        for r in rows:
+            if len(rows) > 1:
+                solo = json.dumps({**json.loads(r['request']), 'solo': True})
+                db.execute("UPDATE jobs SET status='queued', worker=NULL, attempts=MAX(attempts-1, 0), request=? WHERE id=?", (solo, r['id'])); out.append((r['id'], 'queued'))
+            elif r['attempts'] < max_attempts: db.execute("UPDATE jobs SET status='queued', worker=NULL WHERE id=?", (r['id'],)); out.append((r['id'], 'queued'))
             else:
                 res = lost_result(json.loads(r['request']), backend, f"the evaluation worker {why}, {r['attempts']} times on this job")
                 db.execute("UPDATE jobs SET status='failed', result=?, finished=? WHERE id=?", (json.dumps(res), time.time(), r['id'])); out.append((r['id'], 'failed'))
