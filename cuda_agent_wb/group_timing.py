@@ -83,7 +83,9 @@ def _profile_group(self: Evaluator, members: list):
     t0 = time.perf_counter(); self.device_lock.exclusive(); t1 = time.perf_counter()
     try:
         live = {f"candidate {i + 1}": (m, TimedProcess(m[1], f"candidate {i + 1}")) for i, m in enumerate(members)}   # the names a round's causes give
-        for (_, sess, _, req, _), _ in live.values(): sess.send({'time': True, 'kernels': self.kernel_breakdown, 'pool_bytes': req['timing']['pool_bytes']})
+        for (_, sess, _, req, _), _ in live.values():      # the run limit again, as one evaluation's profile: its verification's limit has run while the others verified
+            sess.set_limit(self.sandbox.run_timeout, 'the run limit, [sandbox] run_timeout')
+            sess.send({'time': True, 'kernels': self.kernel_breakdown, 'pool_bytes': req['timing']['pool_bytes']})
         run = None
         while live and run is None: run = self._group_clock(live)
         if run is not None: self._group_reports(live, run, time.perf_counter() - t1)
