@@ -60,7 +60,7 @@ def main():
     with Evaluator('cuda') as ev:
         for name, (task, sol) in cases.items():
             rs = []
-            for i in range(a.repeat):
+            for i in range(max(a.repeat, 3) if name == 'null_copy' else a.repeat):   # the floor is a few µs: three evaluations at least
                 r = ev.evaluate(load_task(task), sol)
                 rs.append(brief(r)); print(name, i, json.dumps(rs[-1], default=str)[:600], flush=True)
             out['cases'][name] = rs

@@ -15,7 +15,7 @@ from .tasks import TaskError
 from .reward import Evaluator, EvalResult, STAGES, fresh_seeds, output_bytes, out_of_device_memory, reward_settled, seeded_request, _CHILD_FLAG
 
 # %% auto #0
-__all__ = ['member_rows', 'member_run', 'group_settled']
+__all__ = ['GROUP_SPARES', 'member_rows', 'member_run', 'group_settled']
 
 # %% ../nbs/07c_group_timing.ipynb #6399738f
 def member_rows(rows: list, name: str, members: list) -> list:
@@ -65,17 +65,25 @@ def _group_failed(self: Evaluator, live: dict, why: str):
     live.clear()
 
 # %% ../nbs/07c_group_timing.ipynb #5e84b82e
+def _end_blocks(live: dict) -> dict:
+    "Tell every live member at once that the blocks are over (each then traces its calls and reports, side by side); those told."
+    told = {}
+    for n, ((res, *_), tp) in live.items():
+        try: tp.end(); told[n] = live[n]
+        except ChildDied as e: res.add_flag(Flag(_CHILD_FLAG.get(e.reason, 'crashed'), str(e)))
+    return told
+
 @patch
 def _group_reports(self: Evaluator, live: dict, run: dict, held_s: float):
     "Each live member's report after the group's blocks, read and checked as one evaluation's (`_after_blocks`) on its view of the record."
-    names = list(live)
-    for n, ((res, sess, ref, req, base), tp) in live.items():
-        t0 = time.perf_counter()
-        try: tp.end(); self._after_blocks(res, sess, member_run(run, n, names), False, req)
+    names, t0 = list(live), time.perf_counter()
+    for n, ((res, sess, ref, req, base), tp) in _end_blocks(live).items():
+        try: self._after_blocks(res, sess, member_run(run, n, names), False, req)
         except ChildDied as e: res.add_flag(Flag(_CHILD_FLAG.get(e.reason, 'crashed'), str(e))); continue
         if res.timings: res.timings['clock']['group'] = len(names)
-        res.breakdown.update(clock_s=round(run['wall_s'] / len(names), 3), report_s=round(time.perf_counter() - t0, 3), group=len(names), group_held_s=round(held_s, 3))
+        res.breakdown.update(clock_s=round(run['wall_s'] / len(names), 3), group=len(names), group_held_s=round(held_s, 3))
         res.stage = 'done'
+    for (res, *_), _ in live.values(): res.breakdown['report_s'] = round((time.perf_counter() - t0) / len(names), 3)
 
 @patch
 def _profile_group(self: Evaluator, members: list):
@@ -101,29 +109,36 @@ def _step(member: list, fn) -> bool:
         member[0].add_flag(Flag(_CHILD_FLAG.get(e.reason, 'crashed'), str(e))); member[2].close(); return False
 
 @patch
-def _group_verify(self: Evaluator, live: list, req: dict) -> tuple[list, dict|None]:
-    "Verify the loaded `live` members under one shared hold (the caller lets go of it); those verified, and the reference's outputs (or its error)."
-    t0 = time.perf_counter(); self._refer(req); t1 = time.perf_counter()
+def _group_verify(self: Evaluator, live: list, req: dict, known: dict) -> tuple[list, dict|None]:
+    "Verify the loaded `live` members under one shared hold (the caller lets go of it); those verified, and the reference's outputs (or its error). `known` keeps the reference's answers for the next members (the same seeds)."
+    t0 = time.perf_counter()
+    if 'ref' in known: self.device_lock.shared()
+    else: self._refer(req)
+    t1 = time.perf_counter()
     live = [m for m in live if _step(m, lambda: m[2].send({'verify': True}) or True)]
-    ref = self.ref.result()
+    if 'ref' not in known: known['ref'] = self.ref.result()
+    ref = known['ref']
     if 'error' in ref: return [], ref
-    ref2 = self.ref.ask(seeded_request(req)) if any(m[0].weights == 'seeded' for m in live) else None
+    if 'ref2' not in known and any(m[0].weights == 'seeded' for m in live): known['ref2'] = self.ref.ask(seeded_request(req))
+    ref2 = known.get('ref2')
     for m in live: m[0].stage = 'verify'; m[0].breakdown.update(device_wait_s=round(t1 - t0, 3))
     live = [m for m in live if _step(m, lambda: self._verified(m[0], m[2], ref, ref2))]
     for m in live: m[0].breakdown['verify_s'] = round(time.perf_counter() - t1, 3)
     return live, ref
 
 # %% ../nbs/07c_group_timing.ipynb #6f3d6840
+GROUP_SPARES = 2     # candidate processes warming behind the one loading: a warm-up (CUDA context, the extension builder's import) outlasts one member's load and verification
+
 @patch
 def _group_sessions(self: Evaluator, task, solutions: list, stages, rules, strict) -> list:
     "Start, load, verify and time `solutions` of `task` as a group; the members (`[result, start, session]`), in order."
     seeds = fresh_seeds(self.s.eval.trials); req = self._request(task, seeds)
-    members, live, ref = [], [], None
+    members, live, ref, known = [], [], None, {}
     for sol in solutions:                               # one at a time (see above)
         res, t0 = self._new_result(task, stages, rules, strict)
-        members.append(m := [res, t0, self._launch(res, task, sol, req, seeds, stages)])
+        members.append(m := [res, t0, self._launch(res, task, sol, req, seeds, stages, spares=GROUP_SPARES)])
         if not (m[2] and _step(m, lambda: self._loaded(res, m[2]))): continue
-        try: ok, ref = self._group_verify([m], req)
+        try: ok, ref = self._group_verify([m], req, known)
         finally: self.device_lock.release()
         if 'error' in ref: break
         live += ok

@@ -349,7 +349,7 @@ class Evaluator:
         self.sandbox.visible = [str(self.s.paths.cache)]          # builds are read from the cache, even one under /tmp
         self.ref, self.ref_kernels = ReferenceWorker(self.device, self.threads), {}   # ref_kernels: task hash -> `reference_kernels`
         self.prestart = {'on': True, 'off': False}.get(self.s.sandbox.prestart, self.backend.is_cuda)   # [sandbox] prestart
-        self.spare = None                                           # the next candidate process, started ahead (`_start_spare`)
+        self.spares = []                                            # the next candidate processes, started ahead (`_start_spare`), oldest first
         self.device_lock = DeviceLock(device_lock_key(self.device))   # shared while verifying, alone while timing
         self.baselines = {}                                         # the reference's timed processes (`_baseline_process`), least recently used first
         try: prune_builds()
@@ -740,21 +740,23 @@ def _new_process(self: Evaluator, warm: dict) -> Session:
 
 @patch
 def _candidate_process(self: Evaluator) -> tuple[Session, bool]:
-    "A connected, warming candidate process: the spare started ahead if alive and alike, else a new one; and whether it was the spare."
-    spare, self.spare, warm = self.spare, None, self.warm_job()
-    if spare is not None:
-        self.sandbox._pump()
-        if spare[0].alive() and spare[1] == warm: return spare[0], True
-        spare[0].close()
+    "A connected, warming candidate process: the oldest spare started ahead that is alive and alike, else a new one; and whether it was a spare."
+    warm = self.warm_job()
+    if self.spares: self.sandbox._pump()
+    while self.spares:
+        sess, was = self.spares.pop(0)
+        if sess.alive() and was == warm: return sess, True
+        sess.close()
     return self._new_process(warm), False
 
 @patch
-def _start_spare(self: Evaluator):
-    "With `prestart` on, start the next candidate process now, so its warm-up overlaps this evaluation."
-    if not self.prestart or self.spare is not None: return
+def _start_spare(self: Evaluator, depth: int = 1):
+    "With `prestart` on, start candidate processes now until `depth` wait, so their warm-ups overlap this evaluation."
+    if not self.prestart: return
     warm = self.warm_job()
-    try: self.spare = (self._new_process(warm), warm)
-    except (ChildDied, RuntimeError): pass       # a spare that failed to start is no candidate's fault
+    while len(self.spares) < depth:
+        try: self.spares.append((self._new_process(warm), warm))
+        except (ChildDied, RuntimeError): return       # a spare that failed to start is no candidate's fault
 
 # %% ../nbs/07_reward.ipynb #bb9a88af
 @patch
@@ -766,8 +768,8 @@ def _request(self: Evaluator, task: Task, seeds: dict) -> dict:
             'probe': probe_overrides(task, preset)}
 
 @patch
-def _launch(self: Evaluator, res: EvalResult, task: Task, solution, req: dict, seeds: dict, stages) -> Session|None:
-    "Take a warming candidate process, build, and send it the job (it loads on its own from then on); None when there is nothing to run (`res` says why)."
+def _launch(self: Evaluator, res: EvalResult, task: Task, solution, req: dict, seeds: dict, stages, spares: int = 1) -> Session|None:
+    "Take a warming candidate process, build, and send it the job (it loads on its own from then on), `spares` processes warming behind it; None when there is nothing to run (`res` says why)."
     sess = None
     try:
         if 'verify' in stages: sess, res.breakdown['prestarted'] = self._candidate_process()
@@ -777,7 +779,7 @@ def _launch(self: Evaluator, res: EvalResult, task: Task, solution, req: dict, s
             return None
         sess.set_limit(self.sandbox.run_timeout, 'the run limit, [sandbox] run_timeout')
         sess.send(self.make_job(task, *built, seeds, req['preset'], stages))
-        self._start_spare()
+        self._start_spare(spares)
         return sess
     except ChildDied as e:
         res.add_flag(Flag(_CHILD_FLAG.get(e.reason, 'crashed'), str(e)))
@@ -863,7 +865,8 @@ def _run_session(self: Evaluator, res: EvalResult, sess: Session, req: dict, sta
 @patch
 def close(self: Evaluator):
     "Stop the workers (a no-op when closed already, or for workers that never started)."
-    if self.spare is not None: self.spare[0].close(); self.spare = None
+    for sess, _ in self.spares: sess.close()
+    self.spares = []
     for tp in self.baselines.values(): tp.sess.close()
     self.baselines = {}
     try: self.sandbox.close()
