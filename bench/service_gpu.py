@@ -133,6 +133,13 @@ def profile_split(rs) -> dict:
     return out
 
 
+def group_split(rs) -> dict:
+    "Where the groups' wall went, mean seconds per candidate: its members loaded and verified one by one, the baselines' process, closing the members' processes, the whole group."
+    g = [r.breakdown for r in rs if r.breakdown.get('group_wall_s')]
+    if not g: return {}
+    return {k: round(statistics.mean(b.get(k, 0) / b['group_size'] for b in g), 4) for k in ('group_members_s', 'group_baselines_s', 'group_close_s', 'group_wall_s')}
+
+
 def queue_run(ev, items, gpus: str) -> dict:
     "Evaluate a queue of new candidates through the service; throughput, correctness, and where the time went."
     sampler, t_start = Sampler(), time.time()
@@ -149,8 +156,8 @@ def queue_run(ev, items, gpus: str) -> dict:
                 candidate_ms_by_task={n: round(statistics.median([r.timings['candidate']['median'] for r, it in zip(rs, items)
                                                                    if r.correct and it['task'].id == n] or [0]), 5) for n in KERNELS},
                 breakdown_mean={k: round(statistics.mean(r.breakdown.get(k, 0) for r in rs), 3)
-                                for k in ('compile_s', 'load_s', 'reference_wait_s', 'verify_s', 'device_wait_s', 'profile_s', 'clock_setup_s', 'clock_init_s', 'clock_s', 'report_s', 'total_s')},
-                profile_split_mean=profile_split(rs),
+                                for k in ('compile_s', 'load_s', 'child_load_s', 'reference_wait_s', 'verify_s', 'child_verify_s', 'device_wait_s', 'profile_s', 'clock_setup_s', 'clock_init_s', 'clock_s', 'report_s', 'total_s')},
+                profile_split_mean=profile_split(rs), group_split_mean=group_split(rs),
                 build_waits=dict(over_0_5_s=sum(w > 0.5 for w in waits), max_s=round(max(waits), 2)),
                 host=sampler.result(gpus), workers=worker_timeline(start_service.db, t_start, t_end))
 

@@ -48,6 +48,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--out', required=True, help='JSON file to write')
     ap.add_argument('--repeat', type=int, default=3, help='evaluations of each case (default 3)')
+    ap.add_argument('--cases', default='', help='comma-separated cases (relu_plain, relu_vec4, null_copy, ca_workdir); default all')
     ap.add_argument('--ca', default=str(ROOT / '.ext/CUDA-Agent/agent_workdir'), help="CUDA Agent's agent_workdir (skipped when missing)")
     a = ap.parse_args()
     from cuda_agent_wb.tasks import load_task
@@ -56,6 +57,10 @@ def main():
              'relu_vec4': (ROOT / 'tests/tasks/relu_1024x2048.py', ROOT / 'tests/solutions/cuda/relu_vec4.py'),
              'null_copy': (ROOT / 'tests/tasks/copy_1k.py', ROOT / 'tests/solutions/cuda/copy_1k_null.py')}
     if Path(a.ca).is_dir(): cases['ca_workdir'] = (Path(a.ca) / 'model.py', Path(a.ca))
+    if a.cases:
+        want = a.cases.split(',')
+        if unknown := [c for c in want if c not in cases]: sys.exit(f"timing_fair: unknown case(s) {unknown}; known: {list(cases)}")
+        cases = {k: v for k, v in cases.items() if k in want}
     out = {**env_record(), 'cases': {}}
     with Evaluator('cuda') as ev:
         for name, (task, sol) in cases.items():

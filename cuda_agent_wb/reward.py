@@ -815,7 +815,7 @@ def _loaded(self: Evaluator, res: EvalResult, sess: Session) -> bool:
         ahead = res.build_ahead if msg['error'] == 'compile_error' and res.build_ahead and not res.build_ahead['ok'] else None   # the build ahead's log and errors
         if msg['error'] == 'compile_error': res.compiled, res.compile_log = False, res.compile_log if ahead else msg.get('log', '')
         res.add_flag(Flag(msg['error'], ahead['error'] if ahead else msg['detail'])); return False
-    res.weights = msg.get('weights', 'state_dict')
+    res.weights, res.breakdown['child_load_s'] = msg.get('weights', 'state_dict'), round(msg.get('load_s', 0), 3)   # the child's own part of load_s: the rest waited for its warm-up
     return True
 
 @patch
@@ -824,7 +824,7 @@ def _verified(self: Evaluator, res: EvalResult, sess: Session, ref: dict, ref2: 
     sess.set_limit(*self.phase_limit(ref, 'verify', self.s.eval.trials + 4))
     msg = sess.recv('verify')
     if 'error' in msg: res.add_flag(Flag(msg['error'], msg['detail'])); return False
-    res.correct, res.autotune = True, msg.get('autotune')
+    res.correct, res.autotune, res.breakdown['child_verify_s'] = True, msg.get('autotune'), round(msg.get('verify_s', 0), 3)   # the child's own part of verify_s
     self._check_trials(res, ref, msg)
     if res.weights == 'seeded' and not res.failed(): res.add_flag(self._check_second_seed(msg, ref2))
     if not res.failed(): res.add_flag(check_shape_general(ref.get('probe_out'), msg.get('probe'), self.atol, self.rtol))   # last: other flags say more
