@@ -6,7 +6,7 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/candidate.html.md"""
 
 # %% ../nbs/06a_candidate.ipynb #c0a1d2e5
 from __future__ import annotations
-import ctypes, linecache, os, statistics, struct, sys, threading, time, types
+import ctypes, linecache, os, secrets, statistics, struct, sys, threading, time, types
 import torch
 from .config import cache_dir
 from .tasks import Task, load_module, build_model, make_inputs, seed_torch, module_dtype
@@ -199,8 +199,8 @@ def _same(a, b) -> bool:
     return len(la) == len(lb) and all(not isinstance(x, torch.Tensor) or torch.equal(x.nan_to_num(0.123), y.nan_to_num(0.123)) for x, y in zip(la, lb))
 
 # %% ../nbs/06a_candidate.ipynb #50026429
-def run_forward(model, xs, timer: Timer, state: ExtState) -> tuple[object, list[Flag], list[int]]:
-    "One traced, poisoned forward; returns (outputs on CPU, flags, mutated input indices)."
+def run_forward(model, xs, timer: Timer, state: ExtState, look: bool = False) -> tuple[object, list[Flag], list[int]]:
+    "One traced, poisoned forward; returns (outputs on CPU, flags, mutated input indices). With `look`, it waits to see whether any thread still uses CPU after it returned."
     pristine, py_before, tracer, flags = snapshot(xs), {t.ident for t in threading.enumerate()}, ForbiddenOpTracer(), []
     state.poison = True
     try:
@@ -208,7 +208,7 @@ def run_forward(model, xs, timer: Timer, state: ExtState) -> tuple[object, list[
     finally: state.poison = False
     early = _clone(out) if timer.cuda else _copy_now(out)     # GPU: stream-ordered copy; CPU: single-threaded memcpy, at once
     cpu_at_return = thread_cpu_ns()
-    background = check_background_threads(py_before, cpu_at_return)
+    background = check_background_threads(py_before, cpu_at_return, look=look)
     timer.sync()
     leaves = flat_outputs(out)[0]
     odd = next((type(x).__name__ for x in leaves if not (type(x) is torch.Tensor and x.layout == torch.strided)), None)
@@ -253,12 +253,13 @@ def _load_phase(job, chan, state, integrity):
 def _verify_phase(job, chan, state, task, mod, ref_model, cand, timer, integrity):
     "Correctness trials (alternating run orders) and a determinism repeat; sends `verified`."
     t0, outs, flags, mutated, dev = time.perf_counter(), [], [], [], job['device']
+    look_at = secrets.randbelow(len(job['trial_seeds']))     # the trial after which threads are watched (10-30 ms): one, drawn here
     for t, seed in enumerate(job['trial_seeds']):
         xs, state.fill = make_inputs(task, mod, seed, dev), trial_fill(t)      # garbage that changes from trial to trial
         if t % 2: 
             with torch.no_grad(): ref_model(*make_inputs(task, mod, job['decoy_seed'] + t, dev))   # reference first: freed memory holds a wrong answer
         else: poison_memory(dev, True, fill=state.fill)
-        try: out, fl, mut = run_forward(cand, xs, timer, state)
+        try: out, fl, mut = run_forward(cand, xs, timer, state, look=t == look_at)
         except Exception as e: chan.send({'error': 'runtime_error', 'detail': f"trial {t}: {type(e).__name__}: {e}"[:600]}); return False
         finally: poison_memory(dev, False)
         outs.append(out); flags += fl; mutated.append(mut)

@@ -65,17 +65,25 @@ def _group_failed(self: Evaluator, live: dict, why: str):
     live.clear()
 
 # %% ../nbs/07c_group_timing.ipynb #5e84b82e
+def _end_blocks(live: dict) -> dict:
+    "Tell every live member at once that the blocks are over (each then traces its calls and reports, side by side); those told."
+    told = {}
+    for n, ((res, *_), tp) in live.items():
+        try: tp.end(); told[n] = live[n]
+        except ChildDied as e: res.add_flag(Flag(_CHILD_FLAG.get(e.reason, 'crashed'), str(e)))
+    return told
+
 @patch
 def _group_reports(self: Evaluator, live: dict, run: dict, held_s: float):
     "Each live member's report after the group's blocks, read and checked as one evaluation's (`_after_blocks`) on its view of the record."
-    names = list(live)
-    for n, ((res, sess, ref, req, base), tp) in live.items():
-        t0 = time.perf_counter()
-        try: tp.end(); self._after_blocks(res, sess, member_run(run, n, names), False, req)
+    names, t0 = list(live), time.perf_counter()
+    for n, ((res, sess, ref, req, base), tp) in _end_blocks(live).items():
+        try: self._after_blocks(res, sess, member_run(run, n, names), False, req)
         except ChildDied as e: res.add_flag(Flag(_CHILD_FLAG.get(e.reason, 'crashed'), str(e))); continue
         if res.timings: res.timings['clock']['group'] = len(names)
-        res.breakdown.update(clock_s=round(run['wall_s'] / len(names), 3), report_s=round(time.perf_counter() - t0, 3), group=len(names), group_held_s=round(held_s, 3))
+        res.breakdown.update(clock_s=round(run['wall_s'] / len(names), 3), group=len(names), group_held_s=round(held_s, 3))
         res.stage = 'done'
+    for (res, *_), _ in live.values(): res.breakdown['report_s'] = round((time.perf_counter() - t0) / len(names), 3)
 
 @patch
 def _profile_group(self: Evaluator, members: list):
@@ -125,7 +133,7 @@ GROUP_SPARES = 2     # candidate processes warming behind the one loading: a war
 def _group_sessions(self: Evaluator, task, solutions: list, stages, rules, strict) -> list:
     "Start, load, verify and time `solutions` of `task` as a group; the members (`[result, start, session]`), in order."
     seeds = fresh_seeds(self.s.eval.trials); req = self._request(task, seeds)
-    members, live, ref, known, t0 = [], [], None, {}, time.perf_counter()
+    members, live, ref, known, g0 = [], [], None, {}, time.perf_counter()
     for sol in solutions:                               # one at a time (see above)
         res, t0 = self._new_result(task, stages, rules, strict)
         members.append(m := [res, t0, self._launch(res, task, sol, req, seeds, stages, spares=GROUP_SPARES)])
@@ -146,7 +154,7 @@ def _group_sessions(self: Evaluator, task, solutions: list, stages, rules, stric
     except (TaskError, ChildDied) as e:
         for m in live: m[0].task_failed(f"baselines: {e}")
         return members
-    for m in members: m[0].breakdown.update(group_members_s=round(t1 - t0, 3), group_baselines_s=round(time.perf_counter() - t1, 3))
+    for m in members: m[0].breakdown.update(group_members_s=round(t1 - g0, 3), group_baselines_s=round(time.perf_counter() - t1, 3))
     for m in live: m[0].stage = 'profile'
     timed = [(m[0], m[2], ref, req, base) for m in live if m[0].kernel_runtime != 'triton-interpreter']
     if timed: self._profile_group(timed)
