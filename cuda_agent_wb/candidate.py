@@ -263,7 +263,7 @@ def _verify_phase(job, chan, state, task, mod, ref_model, cand, timer, integrity
         except Exception as e: chan.send({'error': 'runtime_error', 'detail': f"trial {t}: {type(e).__name__}: {e}"[:600]}); return False
         finally: poison_memory(dev, False)
         outs.append(out); flags += fl; mutated.append(mut)
-    state.fill = float('nan')
+    state.fill, t1 = float('nan'), time.perf_counter()
     try: repeat, fl, _ = run_forward(cand, make_inputs(task, mod, job['trial_seeds'][0], dev), timer, state)
     except Exception as e: chan.send({'error': 'runtime_error', 'detail': f"repeat: {type(e).__name__}: {e}"[:600]}); return False
     outs2 = []
@@ -271,9 +271,11 @@ def _verify_phase(job, chan, state, task, mod, ref_model, cand, timer, integrity
         try: o2, fl2, _ = run_forward(state.second, make_inputs(task, mod, seed, dev), timer, state)
         except Exception as e: chan.send({'error': 'runtime_error', 'detail': f"second init seed: {type(e).__name__}: {e}"[:600]}); return False
         outs2.append(o2); fl += fl2
-    probe = _probe_phase(job, state, task, cand, timer)
-    flags += fl + [Flag(n, f"at another input shape: {d}") for n, d in (probe or {}).pop('flags', [])] + [f for f in (integrity.check(),) if f]
-    chan.send({'verified': True, 'outputs': outs, 'outputs2': outs2, 'probe': probe, 'repeat': repeat, 'mutated': mutated,
+    t2 = time.perf_counter(); probe = _probe_phase(job, state, task, cand, timer)
+    t3 = time.perf_counter(); held = integrity.check(); t4 = time.perf_counter()
+    flags += fl + [Flag(n, f"at another input shape: {d}") for n, d in (probe or {}).pop('flags', [])] + [f for f in (held,) if f]
+    split = {'trials_s': t1 - t0, 'repeat_s': t2 - t1, 'probe_s': t3 - t2, 'integrity_s': t4 - t3}      # where its own time went
+    chan.send({'verified': True, 'outputs': outs, 'outputs2': outs2, 'probe': probe, 'repeat': repeat, 'mutated': mutated, 'split': {k: round(v, 4) for k, v in split.items()},
                'flags': [[f.name, f.detail] for f in flags], 'verify_s': time.perf_counter() - t0, 'autotune': autotune_choices() if job.get('triton') else None})
     return True
 

@@ -825,6 +825,7 @@ def _verified(self: Evaluator, res: EvalResult, sess: Session, ref: dict, ref2: 
     msg = sess.recv('verify')
     if 'error' in msg: res.add_flag(Flag(msg['error'], msg['detail'])); return False
     res.correct, res.autotune, res.breakdown['child_verify_s'] = True, msg.get('autotune'), round(msg.get('verify_s', 0), 3)   # the child's own part of verify_s
+    res.breakdown['child_verify_split'] = msg.get('split')     # of it: trials, repeat, probe, the harness's integrity check
     self._check_trials(res, ref, msg)
     if res.weights == 'seeded' and not res.failed(): res.add_flag(self._check_second_seed(msg, ref2))
     if not res.failed(): res.add_flag(check_shape_general(ref.get('probe_out'), msg.get('probe'), self.atol, self.rtol))   # last: other flags say more
