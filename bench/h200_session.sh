@@ -11,6 +11,7 @@
 #   L: the service's throughput (2 workers, the groups' wall split), then timing_fair on CUDA Agent's workdir and relu_vec4
 #   M: the service's throughput alone (2 and 3 workers)
 #   N: relu_probe.py (eager, relu_vec4 and relu_plain timed outside the harness, one plain process)
+#   H1, H2: tests/test_gpu.py in two calls (CAWB_TEST_SHARD=1/2, 2/2: every other test; whole, it outlasts one call)
 #   H: tests/test_gpu.py whole, alone, with the time a cold machine needs (~6-8 min)
 #   G: reward stability at the cpu preset beside a trainer holding the device lock, then beside a rogue process (must be seen)
 #   D: reward stability at the gpu preset (merged with B's by --merge on the CPU machine)
@@ -23,7 +24,7 @@ source bench/device_setup.sh
 : "${OUT:?set OUT}"; mkdir -p "$OUT"
 run() { local name=$1 limit=$2; shift 2; echo "== $name: $*" >> "$OUT/commands.txt"
         timeout "$limit" "$@" > "$OUT/$name.log" 2>&1; echo "$name rc=$?" >> "$OUT/commands.txt"; }
-case "${1:?phase A to N}" in
+case "${1:?phase A to N, H1, H2}" in
   A) run test_gpu 260 python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py
      run sanitize_ca 150 python3 bench/sanitize_gpu.py --out "$OUT/sanitize_gpu_ca.json" --cuda-agent .ext/CUDA-Agent --kinds valid_cuda_agent --budget-s 110
      run timing_fair 150 python3 bench/timing_fair.py --out "$OUT/timing_fair.json" --repeat 2 ;;
@@ -44,6 +45,7 @@ case "${1:?phase A to N}" in
      run timing_fair 300 python3 bench/timing_fair.py --out "$OUT/timing_fair.json" --repeat 2 --cases ca_workdir,relu_vec4 ;;
   M) run service 280 python3 bench/service_gpu.py --out "$OUT/service_1gpu.json" --presets cpu --configs "0x2;0x3" --queue cpu=96 --no-latency ;;
   N) run relu_probe 150 python3 bench/relu_probe.py --out "$OUT/relu_probe.json" ;;
+  H1|H2) CAWB_TEST_SHARD=${1#H}/2 run test_gpu_$1 520 python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py ;;
   H) run test_gpu 520 python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py ;;
   F) run timing_fair 220 python3 bench/timing_fair.py --out "$OUT/timing_fair.json" --repeat 1 ;;
   D) CAWB_EVAL_PRESET=gpu run stability_gpu 560 python3 bench/reward_stability.py --gpu --repeat 3 --out "$OUT/reward_stability_gpu_gpu.json" ;;

@@ -18,7 +18,18 @@ def run_cawb(*args, timeout=600, env=None, cwd=ROOT):
                           cwd=cwd, env={**os.environ, **(env or {})})
 
 
+def shard(config, items):
+    "CAWB_TEST_SHARD='k/n': keep every n-th test from the k-th (a suite longer than one device call, run in n calls)."
+    spec = os.environ.get('CAWB_TEST_SHARD')
+    if not spec: return
+    try: k, n = map(int, spec.split('/')); assert 1 <= k <= n
+    except (ValueError, AssertionError): raise pytest.UsageError(f"CAWB_TEST_SHARD={spec!r}: expected k/n with 1 <= k <= n") from None
+    kept = [it for i, it in enumerate(items) if i % n == k - 1]
+    config.hook.pytest_deselected(items=[it for it in items if it not in kept]); items[:] = kept
+
+
 def pytest_collection_modifyitems(config, items):
+    shard(config, items)
     try:
         import torch
         has_cuda = torch.cuda.is_available()

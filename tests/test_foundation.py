@@ -1,5 +1,5 @@
 "Integration tests of the foundation: settings, task loading and the `cawb tasks` CLI."
-import json
+import json, os
 from pathlib import Path
 from conftest import ROOT, run_cawb
 
@@ -66,3 +66,16 @@ def test_bundled_tasks_run_at_cpu_preset():
         sizes = [sum(x.numel() for x in xs if isinstance(x, torch.Tensor)), sum(o.numel() for o in flat_outputs(out)[0]),
                  sum(p.numel() for p in model.parameters())]
         assert max(sizes) <= 1 << 19, (t.id, sizes)      # small enough for CI: inputs, outputs and weights each under 512k values
+
+
+def test_test_shards_split_a_suite(tmp_path):
+    "CAWB_TEST_SHARD=k/n keeps every n-th test from the k-th (tests/conftest.py): two shards hold the suite once; a bad value is one clear error."
+    import subprocess, sys
+    def collected(shard):
+        env = {**os.environ, **({'CAWB_TEST_SHARD': shard} if shard else {})}
+        r = subprocess.run([sys.executable, '-m', 'pytest', '--collect-only', '-q', '-p', 'no:cacheprovider', 'tests/test_gpu.py'], capture_output=True, text=True, cwd=ROOT, env=env)
+        return r, [l for l in r.stdout.splitlines() if '::' in l]
+    whole, halves = collected(None)[1], [collected(f"{k}/2")[1] for k in (1, 2)]
+    assert len(whole) > 2 and sorted(halves[0] + halves[1]) == sorted(whole) and not set(halves[0]) & set(halves[1])
+    bad, _ = collected('3/2')
+    assert bad.returncode != 0 and "CAWB_TEST_SHARD='3/2': expected k/n" in bad.stdout + bad.stderr
