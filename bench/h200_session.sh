@@ -14,6 +14,8 @@
 #   H1, H2: tests/test_gpu.py in two calls (CAWB_TEST_SHARD=1/2, 2/2: every other test; whole, it outlasts one call)
 #   H: tests/test_gpu.py whole, alone, with the time a cold machine needs (~6-8 min)
 #   G: reward stability at the cpu preset beside a trainer holding the device lock, then beside a rogue process (must be seen)
+#   G2: reward stability at the cpu preset beside a trainer, every case (builds side by side first), in one call's time
+#   P: clock_probe.py (the clock over plain processes: eager, eager again, relu_vec4), then G2's run in what is left of the call
 #   D: reward stability at the gpu preset (merged with B's by --merge on the CPU machine)
 #   E: the service's throughput at the cpu preset (2 and 4 workers, the cycle split by stage)
 # Carry .whl and .ext/CUDA-Agent/agent_workdir; export CAWB_COMMIT=<hash> first. Then, on the CPU machine, copy the JSONs
@@ -35,6 +37,9 @@ case "${1:?phase A to N, H1, H2}" in
      CAWB_EVAL_PRESET=cpu run stability_cpu 190 python3 bench/reward_stability.py --gpu --repeat 2 --out "$OUT/reward_stability_gpu_cpu.json" ;;
   G) CAWB_EVAL_PRESET=cpu run stability_trainer 160 python3 bench/reward_stability.py --gpu --repeat 2 --neighbour trainer --out "$OUT/reward_stability_trainer.json"
      CAWB_EVAL_PRESET=cpu run stability_rogue 50 python3 bench/reward_stability.py --gpu --repeat 1 --neighbour rogue --cases relu_plain --out "$OUT/reward_stability_rogue.json" ;;
+  G2) CAWB_EVAL_PRESET=cpu run stability_trainer 540 python3 bench/reward_stability.py --gpu --repeat 2 --neighbour trainer --out "$OUT/reward_stability_trainer.json" ;;
+  P) run clock_probe 100 python3 bench/clock_probe.py --out "$OUT/clock_probe.json"
+     CAWB_EVAL_PRESET=cpu run stability_trainer 470 python3 bench/reward_stability.py --gpu --repeat 2 --neighbour trainer --out "$OUT/reward_stability_trainer.json" ;;
   I) run service 300 python3 bench/service_gpu.py --out "$OUT/service_1gpu.json" --presets cpu --configs "0x2;0x4" --queue cpu=96 --no-latency
      run timing_fair 200 python3 bench/timing_fair.py --out "$OUT/timing_fair.json" --repeat 1 ;;
   J) run test_gpu 360 python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py

@@ -85,8 +85,11 @@ def gpu_part(a) -> dict:
     if a.cases: cs = {k: v for k, v in cs.items() if k in a.cases.split(',')}
     partial = Path(a.out).with_suffix('.partial.json')      # what a cut run leaves: every evaluation so far
     save = lambda idle, busy: partial.write_text(json.dumps({'idle': idle, 'beside': busy, **compare(idle, busy)}, default=str))
+    from concurrent.futures import ThreadPoolExecutor
+    from cuda_agent_wb.reward import _prebuild
+    with ThreadPoolExecutor(len(cs) or 1) as pool: list(pool.map(lambda c: _prebuild(c[1], 'cuda'), cs.values()))   # every build at once (nvcc on many cores), not one after another
     with Evaluator('cuda') as ev:
-        for name, (task, sol) in cs.items():       # builds and baselines' compile, outside both measurements
+        for name, (task, sol) in cs.items():       # baselines' compile and a first verification, outside both measurements
             from cuda_agent_wb.tasks import load_task
             ev.evaluate(load_task(task), sol, stages=('compile', 'verify'))
         ctx = mp.get_context('spawn'); stop, pause = ctx.Event(), ctx.Event(); pause.set()
