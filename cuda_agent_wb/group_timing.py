@@ -149,15 +149,17 @@ def _group_sessions(self: Evaluator, task, solutions: list, stages, rules, stric
         for m in members: m[0].task_failed(f"reference: {ref['error']}")
         return members
     if not live: return members
-    t1 = time.perf_counter()
+    t1 = time.perf_counter(); self.device_lock.shared()     # the reference's weights load on the GPU: under the device lock, as in one evaluation (outside it, another evaluator's timing saw them)
     try: base = self._baseline_process(req)
     except (TaskError, ChildDied) as e:
+        self.device_lock.release()
         for m in live: m[0].task_failed(f"baselines: {e}")
         return members
     for m in members: m[0].breakdown.update(group_members_s=round(t1 - g0, 3), group_baselines_s=round(time.perf_counter() - t1, 3))
     for m in live: m[0].stage = 'profile'
     timed = [(m[0], m[2], ref, req, base) for m in live if m[0].kernel_runtime != 'triton-interpreter']
-    if timed: self._profile_group(timed)
+    if timed: self._profile_group(timed)           # from the shared hold to an exclusive one
+    else: self.device_lock.release()
     for m in live:
         if m[0].kernel_runtime == 'triton-interpreter': self._profile_alone(m[0], m[2], ref, req)
     return members
