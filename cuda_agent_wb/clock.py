@@ -15,8 +15,9 @@ from .sandbox import ChildDied, copy_for_message
 # %% auto #0
 __all__ = ['POOL_DRAWS', 'COMMAND', 'REPLY', 'BLOCK', 'ROLL', 'FETCH', 'POOL', 'END', 'tensor_words', 'output_checksum',
            'InputPool', 'BlockServer', 'input_bytes', 'ProcFiles', 'tree_sched_ns', 'descendants', 'GpuNeighbours',
-           'TimedProcess', 'Clock', 'CallFailed', 'waited', 'median_ci', 'kept_rounds', 'paired', 'side_of',
-           'per_call_us', 'summary', 'check_work_outside_blocks', 'check_timing_disturbed', 'check_reply_checksum']
+           'TimedProcess', 'clock_cpu', 'Clock', 'CallFailed', 'waited', 'median_ci', 'kept_rounds', 'paired',
+           'side_of', 'per_call_us', 'summary', 'check_work_outside_blocks', 'check_timing_disturbed',
+           'check_reply_checksum']
 
 # %% ../nbs/06b_clock.ipynb #69bf4278
 def tensor_words(t: torch.Tensor) -> torch.Tensor:
@@ -305,12 +306,30 @@ def end(self: TimedProcess):
     self._idle_cpu(); self.idle_from = None
     self.conn.send_bytes(COMMAND.pack(END, 0, 0, 0))
 
+# %% ../nbs/06b_clock.ipynb #ff207b62
+def clock_cpu() -> int|None:
+    "The CPU a GPU clock's timed processes run on: the last this process may use (None when it may use one only: nothing to choose)."
+    cpus = sorted(os.sched_getaffinity(0))
+    return cpus[-1] if len(cpus) > 1 else None
+
+@patch
+def pin(self: TimedProcess, cpu: int|None) -> bool:
+    "Every thread of the timed process onto CPU `cpu` (None: back onto the CPUs it had before); whether every thread moved."
+    if cpu is not None:
+        try: self.cpus_before = os.sched_getaffinity(self.pid)
+        except OSError: return False                    # gone
+    want, tids, moved = {cpu} if cpu is not None else getattr(self, 'cpus_before', None), _threads(self.pid), 0
+    for tid in tids if want else []:
+        try: os.sched_setaffinity(int(tid), want); moved += 1
+        except OSError: pass
+    return bool(tids) and moved == len(tids)
+
 # %% ../nbs/06b_clock.ipynb #7e17023d
 class Clock:
     "Time `entries` ({name: (TimedProcess, which)}) in interleaved rounds of one block each, `k` calls a block; see `run`."
     def __init__(self, entries: dict, rounds: int = 30, block_ms: float = 1.0, warmup: int = 3, wait_share: float = 0.1,
-                 max_k: int = 4096, neighbours=None, limit: float = 60.0, budget_s: float = 10.0, least: int = 10):
-        self.entries, self.rounds, self.block_ms, self.warmup, self.wait_share = entries, rounds, block_ms, warmup, wait_share
+                 max_k: int = 4096, neighbours=None, limit: float = 60.0, budget_s: float = 10.0, least: int = 10, cpu: int|None = None):
+        self.cpu, self.entries, self.rounds, self.block_ms, self.warmup, self.wait_share = cpu, entries, rounds, block_ms, warmup, wait_share
         self.max_k, self.neighbours, self.limit, self.budget_s, self.look_s, self.looked = max_k, neighbours, limit, budget_s, 0.1, 0.0
         self.least = min(least, rounds)
         self.procs = list({id(p): p for p, _ in entries.values()}.values())
@@ -396,6 +415,14 @@ def look_around(self: Clock, rows: list, since: int, force: bool = False) -> int
 # %% ../nbs/06b_clock.ipynb #7bced8d8
 @patch
 def run(self: Clock, n_sets: int, out_bytes: int = 0, check=None, checks: int = 2, decided=None) -> dict:
+    "`rounds_run` with every timed process on the clock's one CPU meanwhile (`cpu`; None: where they were), so each entry's host work runs on the same core; the record says the CPU (None when a process could not be moved)."
+    moved = {p: p.pin(self.cpu) for p in self.procs} if self.cpu is not None else {}
+    try: return {**self.rounds_run(n_sets, out_bytes, check, checks, decided), 'cpu': self.cpu if moved and all(moved.values()) else None}
+    finally:
+        for p in moved: p.pin(None)
+
+@patch
+def rounds_run(self: Clock, n_sets: int, out_bytes: int = 0, check=None, checks: int = 2, decided=None) -> dict:
     "A small pool, calibration, the pool for `k` calls (`n_sets` at most), rounds until `rounds` are clean or `decided(clean rounds)` after `least` (`rounds // 2` extra at most, ten at least past `budget_s`), `checks` of them checked by `check(round, k)` at random."
     t0 = time.perf_counter()
     want = self.calibrate(self.pools(min(8, n_sets)), out_bytes)
@@ -462,7 +489,8 @@ def summary(run: dict, names: list, cand: str = 'candidate') -> dict:
     "Times per call, paired speedups of `cand` over the other `names`, and how the rounds went."
     rows, mixed = kept_rounds(run['rows'])
     causes = sorted({c for r in run['rows'] for c in r['causes']})
-    return {'per_call_us': {n: per_call_us(rows, n, run['k']) for n in names},
+    return {'per_call_us': {n: per_call_us(rows, n, run['k']) for n in names}, 'cpu': run.get('cpu'),
+            'host_cpu_us': {n: round(statistics.median(r[n].get('cpu_ns', 0) for r in rows) / run['k'] / 1e3, 3) for n in names},   # the timed process's CPU a call
             'speedup': {b: paired(rows, b, cand) for b in names if b != cand},
             'k': run['k'], 'sets': run['sets'], 'rounds': len(run['rows']), 'kept_rounds': len(rows), 'disturbed_rounds': len(run['rows']) - sum(not r['causes'] for r in run['rows']),
             'disturbed_kept': mixed, 'causes': causes[:6], 'wall_s': round(run['wall_s'], 3), 'phases': run.get('phases'), 'settled_at': run.get('settled_at'),

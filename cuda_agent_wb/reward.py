@@ -22,7 +22,7 @@ from .triton_eval import solution_language, kernel_runtime, needs_native_build, 
 from .hacks import probe_overrides, probe_module, check_shape_general, custom_kernel_share, check_custom_kernel
 from .profile import (DeviceLock, device_lock_key, Timer, set_precision_policy, env_fingerprint, torch_kernels,
                                    baseline_key, cached_baselines, measure_baselines, _to_cpu, host_load, use_compile_cache)
-from .clock import (BlockServer, TimedProcess, Clock, CallFailed, GpuNeighbours, REPLY, BLOCK, summary, median_ci, side_of, check_timing_disturbed,
+from .clock import (BlockServer, TimedProcess, Clock, CallFailed, GpuNeighbours, REPLY, BLOCK, summary, clock_cpu, median_ci, side_of, check_timing_disturbed,
                                  check_work_outside_blocks, check_reply_checksum)
 from .candidate import _torch_ext_dir
 
@@ -548,10 +548,10 @@ def gpu_neighbours(self: Evaluator) -> GpuNeighbours|None:
 
 @patch
 def _clock(self: Evaluator, entries: dict) -> Clock:
-    "A `Clock` on this evaluator's timing settings (rounds, block length, warm-ups, budget; GPU neighbours on a GPU)."
+    "A `Clock` on this evaluator's timing settings (rounds, block length, warm-ups, budget; on a GPU: neighbours watched, every timed process on one CPU, `clock.clock_cpu`)."
     tj = self.timing_config()
     return Clock(entries, rounds=tj['n'], block_ms=tj['block_ms'], warmup=tj['warmup'], least=tj['least'], budget_s=max(tj['budget_s'], 1.0) * 4,
-                 neighbours=self.gpu_neighbours(), limit=self.s.sandbox.phase_floor_s * 6)
+                 neighbours=self.gpu_neighbours(), limit=self.s.sandbox.phase_floor_s * 6, cpu=clock_cpu() if self.backend.is_cuda else None)
 
 # %% ../nbs/07_reward.ipynb #e1513b62
 @patch
