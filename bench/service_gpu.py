@@ -159,7 +159,7 @@ def queue_run(ev, items, gpus: str) -> dict:
                                 for k in ('compile_s', 'load_s', 'child_load_s', 'reference_wait_s', 'verify_s', 'child_verify_s', 'device_wait_s', 'profile_s', 'clock_setup_s', 'clock_init_s', 'clock_s', 'report_s', 'total_s')},
                 profile_split_mean=profile_split(rs), group_split_mean=group_split(rs),
                 child_verify_split_mean={k: round(statistics.mean(r.breakdown['child_verify_split'].get(k, 0) for r in rs if r.breakdown.get('child_verify_split')), 4)
-                                         for k in ('trials_s', 'repeat_s', 'probe_s', 'integrity_s')} if any(r.breakdown.get('child_verify_split') for r in rs) else {},
+                                         for k in ('trials_s', 'first_trial_s', 'repeat_s', 'probe_s', 'integrity_s')} if any(r.breakdown.get('child_verify_split') for r in rs) else {},
                 build_waits=dict(over_0_5_s=sum(w > 0.5 for w in waits), max_s=round(max(waits), 2)),
                 host=sampler.result(gpus), workers=worker_timeline(start_service.db, t_start, t_end))
 

@@ -15,13 +15,13 @@ from .verify import *
 from .triton_eval import instrument_triton, autotune_choices, TritonLaunches
 from .hacks import trial_fill, fill_garbage_, probe_module, OwnCalls, instrument_builders, count_own_calls
 from .profile import Timer, set_precision_policy, kernel_table, _to_cpu
-from .clock import BlockServer
+from .clock import BlockServer, tensor_words
 
 
 # %% auto #0
 __all__ = ['CTENSOR', 'ALLOC_FN', 'DTYPES', 'DTYPE_CODE', 'POISON_BYTES', 'CTensor', 'CArgs', 'ctensor_bytes', 'fill_ctensor',
            'ExtState', 'make_caller', 'load_extension', 'CompileFailed', 'exec_source', 'import_candidate',
-           'poison_memory', 'run_forward', 'warm_up', 'candidate_main']
+           'poison_memory', 'run_forward', 'warm_harness_kernels', 'warm_up', 'candidate_main']
 
 # %% ../nbs/06a_candidate.ipynb #aa1db56e
 class CTensor(ctypes.Structure):
@@ -254,7 +254,9 @@ def _verify_phase(job, chan, state, task, mod, ref_model, cand, timer, integrity
     "Correctness trials (alternating run orders) and a determinism repeat; sends `verified`."
     t0, outs, flags, mutated, dev = time.perf_counter(), [], [], [], job['device']
     look_at = secrets.randbelow(len(job['trial_seeds']))     # the trial after which threads are watched (10-30 ms): one, drawn here
+    trial_s = []                                             # each trial's time: a first one far above the rest is a warm-up left to it
     for t, seed in enumerate(job['trial_seeds']):
+        trial_s.append(time.perf_counter())
         xs, state.fill = make_inputs(task, mod, seed, dev), trial_fill(t)      # garbage that changes from trial to trial
         if t % 2: 
             with torch.no_grad(): ref_model(*make_inputs(task, mod, job['decoy_seed'] + t, dev))   # reference first: freed memory holds a wrong answer
@@ -274,7 +276,8 @@ def _verify_phase(job, chan, state, task, mod, ref_model, cand, timer, integrity
     t2 = time.perf_counter(); probe = _probe_phase(job, state, task, cand, timer)
     t3 = time.perf_counter(); held = integrity.check(); t4 = time.perf_counter()
     flags += fl + [Flag(n, f"at another input shape: {d}") for n, d in (probe or {}).pop('flags', [])] + [f for f in (held,) if f]
-    split = {'trials_s': t1 - t0, 'repeat_s': t2 - t1, 'probe_s': t3 - t2, 'integrity_s': t4 - t3}      # where its own time went
+    split = {'trials_s': t1 - t0, 'repeat_s': t2 - t1, 'probe_s': t3 - t2, 'integrity_s': t4 - t3,      # where its own time went
+             'first_trial_s': (trial_s[1:] + [t1])[0] - trial_s[0] if trial_s else 0.0}
     chan.send({'verified': True, 'outputs': outs, 'outputs2': outs2, 'probe': probe, 'repeat': repeat, 'mutated': mutated, 'split': {k: round(v, 4) for k, v in split.items()},
                'flags': [[f.name, f.detail] for f in flags], 'verify_s': time.perf_counter() - t0, 'autotune': autotune_choices() if job.get('triton') else None})
     return True
@@ -315,12 +318,21 @@ def _time_phase(job, chan, task, mod, cand, timer, integrity, order, made, tell)
           'stored': stored, 'out_elements': sum(t.numel() for t in flat_outputs(out)[0] if isinstance(t, torch.Tensor)), 'flags': [[f.name, f.detail] for f in fl]})
 
 # %% ../nbs/06a_candidate.ipynb #f0b9b0cb
+def warm_harness_kernels(device: str):
+    "Run once, on a few elements, the kernels the harness's own verification and timing use (random draws, fills, copies, comparisons, the reply's checksum): CUDA loads a kernel's module at its first launch, so a spare pays that before its candidate comes, not in its first trial."
+    g = torch.Generator(device).manual_seed(0)
+    with torch.no_grad():
+        x = torch.randn(256, device=device, generator=g); u = torch.rand(256, device=device, generator=g)
+        y = x.clone(); torch.full((256,), float('nan'), device=device); torch.roll(x, 3); y.copy_(u)
+        torch.equal(x.nan_to_num(0.123), y.nan_to_num(0.123)); (x - u).abs().max().item()
+        tensor_words(x).sum(dtype=torch.int64).item(); x.cpu(); x.half().float(); x.to(torch.float64)
+
 def warm_up(job: dict) -> Timer:
     "A candidate process's head start while the evaluator builds: precision, threads, CUDA context, buffers (no kernels)."
     set_precision_policy(job['allow_tf32'])
     torch.set_num_threads(job.get('threads') or torch.get_num_threads())
     timer = Timer(job['device'], job['timing']['flush'], guard=True)
-    if timer.cuda: torch.empty(POISON_BYTES // 4, device=job['device'])    # the poison block's memory, kept by the caching allocator
+    if timer.cuda: torch.empty(POISON_BYTES // 4, device=job['device']); warm_harness_kernels(job['device'])    # the poison block's memory, kept by the caching allocator
     import torch.utils.cpp_extension as _cpp_extension   # (bound to its own name: a plain `import torch.…` would make `torch` local here) its import (0.37 s on an H200 host) here, not in the zygote: it asks CUDA for the device count, after which torch refuses CUDA in forked children (bench/zygote_cuda_probe.py)
     return timer
 
