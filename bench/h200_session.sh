@@ -17,6 +17,7 @@
 #   G2: reward stability at the cpu preset beside a trainer, every case (builds side by side first), in one call's time
 #   P: clock_probe.py (the clock over plain processes: eager, eager again, relu_vec4), then G2's run in what is left of the call
 #   Q: clock_probe.py (with the one-CPU arrangement), timing_fair on the ReLUs and the null copy, the GPU tests never finished in one call and the group's
+#   R: decoy_probe.py (the scalar decoy test's evaluations, printed as they end; how long the evaluator takes to close), the null floor
 #   D: reward stability at the gpu preset (merged with B's by --merge on the CPU machine)
 #   E: the service's throughput at the cpu preset (2 and 4 workers, the cycle split by stage)
 # Carry .whl and .ext/CUDA-Agent/agent_workdir; export CAWB_COMMIT=<hash> first. Then, on the CPU machine, copy the JSONs
@@ -44,6 +45,8 @@ case "${1:?phase A to N, H1, H2}" in
   Q) run clock_probe 130 python3 bench/clock_probe.py --out "$OUT/clock_probe.json"
      run timing_fair 240 python3 bench/timing_fair.py --out "$OUT/timing_fair.json" --repeat 2 --cases relu_plain,relu_vec4,null_copy
      run test_gpu_rest 200 python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "scalar_decoy or neighbour_started or group_timed or accepted_with" ;;
+  R) run decoy_probe 200 python3 bench/decoy_probe.py --out "$OUT/decoy_probe.json"
+     run timing_fair 200 python3 bench/timing_fair.py --out "$OUT/timing_fair.json" --repeat 3 --cases null_copy ;;
   I) run service 300 python3 bench/service_gpu.py --out "$OUT/service_1gpu.json" --presets cpu --configs "0x2;0x4" --queue cpu=96 --no-latency
      run timing_fair 200 python3 bench/timing_fair.py --out "$OUT/timing_fair.json" --repeat 1 ;;
   J) run test_gpu 360 python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py
