@@ -639,7 +639,7 @@ def _record_speed(self: Evaluator, res: EvalResult, m: dict, s: dict, req: dict)
     pc, sp = s['per_call_us'], s['speedup']
     res.timings = {'method': CLOCK_METHOD, 'candidate': _in_ms(pc['candidate']), 'eager': _in_ms(pc['eager']), 'compile': _in_ms(pc['compile']),
                    'speedup_vs_eager': sp['eager'], 'speedup_vs_compile': sp['compile'], 'candidate_kernels': m['kernels'][:10], 'stream_order': m.get('order'),
-                   'clock': {k: s[k] for k in ('k', 'sets', 'rounds', 'kept_rounds', 'disturbed_rounds', 'settled_at', 'causes', 'outside_ms', 'wall_s', 'phases')},
+                   'clock': {k: s[k] for k in ('k', 'sets', 'rounds', 'kept_rounds', 'disturbed_rounds', 'settled_at', 'causes', 'outside_ms', 'wall_s', 'phases', 'cpu', 'host_cpu_us')},
                    'host_dispatch': 'included: a block is back-to-back calls as a caller makes them, so launch and dispatch count where the GPU waits for them',
                    'device_only': self._device_only(m['kernels'], req)}
     res.speedup_vs_eager, res.speedup_vs_compile = sp['eager']['median'], sp['compile']['median']
