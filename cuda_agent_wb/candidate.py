@@ -62,6 +62,7 @@ class ExtState:
     "Settings the harness flips while a candidate runs (poisoning of fresh outputs), and the rule set."
     poison, rules, second = False, 'cuda-agent', None     # second: ModelNew under a second init seed (seeded weights)
     fill = float('nan')                                   # the garbage fresh outputs hold (`hacks.trial_fill`)
+    harness_threads = frozenset()                         # on a GPU: the threads before any candidate code (the CUDA driver's), `check_background_threads`' exempt
 
 # %% ../nbs/06a_candidate.ipynb #743a3fb7
 def _poison_(t: torch.Tensor, fill: float = float('nan')): fill_garbage_(t, fill)
@@ -208,7 +209,7 @@ def run_forward(model, xs, timer: Timer, state: ExtState, look: bool = False) ->
     finally: state.poison = False
     early = _clone(out) if timer.cuda else _copy_now(out)     # GPU: stream-ordered copy; CPU: single-threaded memcpy, at once
     cpu_at_return = thread_cpu_ns()
-    background = check_background_threads(py_before, cpu_at_return, look=look)
+    background = check_background_threads(py_before, cpu_at_return, look=look, exempt=state.harness_threads)
     timer.sync()
     leaves = flat_outputs(out)[0]
     odd = next((type(x).__name__ for x in leaves if not (type(x) is torch.Tensor and x.layout == torch.strided)), None)
@@ -339,8 +340,9 @@ def warm_up(job: dict) -> Timer:
 def candidate_main(job: dict, chan):
     "Sandbox child: warm up, then load, verify and (if asked) time the candidate the evaluator sends, reporting each phase."
     timer = warm_up(job); made, tell = timer_state(timer), chan.send
-    job = {**job, **chan.recv()}
     state = ExtState()
+    if timer.cuda: state.harness_threads = frozenset(int(t) for t in os.listdir('/proc/self/task'))   # before its candidate comes
+    job = {**job, **chan.recv()}
     state.rules = job.get('rules', 'cuda-agent')
     integrity = HarnessIntegrity()
     loaded = _load_phase(job, chan, state, integrity)

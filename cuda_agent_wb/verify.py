@@ -306,15 +306,15 @@ def cpu_ms_since(cpu_at: dict) -> dict:
     return {t: (now[t] - cpu_at.get(t, 0)) / 1e6 for t in now}
 
 def check_background_threads(py_before: set, cpu_at_return: dict, settle_s: float = 0.03, budget_ms: float = 2.0,
-                             first_look_s: float = 0.01, quiet_ms: float = 0.1, look: bool = True) -> Flag|None:
-    "No new live Python thread, and (with `look`) no thread using CPU after forward returned (all quiet at a first look: no longer wait)."
+                             first_look_s: float = 0.01, quiet_ms: float = 0.1, look: bool = True, exempt=frozenset()) -> Flag|None:
+    "No new live Python thread, and (with `look`) no thread but those in `exempt` using CPU after forward returned (all quiet at a first look: no longer wait)."
     new_py = [t.name for t in threading.enumerate() if t.ident not in py_before and t.is_alive()]
     if new_py: return Flag('background_thread', f"Python thread(s) still alive after forward: {', '.join(new_py[:3])}")
     if not look: return None
     time.sleep(first_look_s)
     used = cpu_ms_since(cpu_at_return)
     if max(used.values(), default=0.0) > quiet_ms: time.sleep(settle_s - first_look_s); used = cpu_ms_since(cpu_at_return)
-    busy = {t: ms for t, ms in used.items() if ms > budget_ms}
+    busy = {t: ms for t, ms in used.items() if ms > budget_ms and t not in exempt}
     if busy:
         worst = max(busy, key=busy.get)
         return Flag('background_thread', f"{len(busy)} native thread(s) used CPU after forward returned (up to {busy[worst]:.1f} ms, thread '{_thread_name(worst)}')")
