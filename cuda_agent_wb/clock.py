@@ -321,6 +321,7 @@ def pin(self: TimedProcess, cpu: int|None) -> bool:
     want, tids, moved = {cpu} if cpu is not None else getattr(self, 'cpus_before', None), _threads(self.pid), 0
     for tid in tids if want else []:
         try: os.sched_setaffinity(int(tid), want); moved += 1
+        except ProcessLookupError: moved += 1            # the thread ended meanwhile: nothing left to move
         except OSError: pass
     return bool(tids) and moved == len(tids)
 
