@@ -149,7 +149,7 @@ def _group_sessions(self: Evaluator, task, solutions: list, stages, rules, stric
         for m in members: m[0].task_failed(f"reference: {ref['error']}")
         return members
     if not live: return members
-    t1 = time.perf_counter(); self.device_lock.shared()     # the reference's weights load on the GPU: under the device lock, as in one evaluation (outside it, another evaluator's timing saw them)
+    t1 = time.perf_counter(); self.device_lock.shared()     # the reference's weights load on the GPU: under the device lock, as in one evaluation (outside it, another evaluator may be timing)
     try: base = self._baseline_process(req)
     except (TaskError, ChildDied) as e:
         self.device_lock.release()
