@@ -8,10 +8,10 @@ A diagnosis, not a target.
 
     source bench/device_setup.sh; python3 bench/clock_probe.py --out $OUT/clock_probe.json
 """
-import argparse, importlib.util, json, multiprocessing as mp, os, statistics, sys
+import argparse, json, multiprocessing as mp, os, statistics, sys
 from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT)); sys.path.insert(0, str(ROOT / 'bench'))
 
 
 class Chan:
@@ -29,12 +29,10 @@ class Sess:
 
 
 def model(name: str):
+    "eager's nn.ReLU, or the ModelNew of tests/solutions/cuda/<name>.py (`relu_probe.load_model`)."
     import torch
-    if name == 'eager': return torch.nn.ReLU().cuda()
-    path = ROOT / f'tests/solutions/cuda/{name}.py'
-    spec = importlib.util.spec_from_file_location(path.stem, path)
-    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
-    return mod.ModelNew().cuda()
+    from relu_probe import load_model
+    return torch.nn.ReLU().cuda() if name == 'eager' else load_model(ROOT / f'tests/solutions/cuda/{name}.py')
 
 
 def serve_main(conn, names: list):

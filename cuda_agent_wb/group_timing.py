@@ -180,6 +180,7 @@ def evaluate_group(self: Evaluator, task, solutions: list, stages=STAGES, rules:
         members, t0 = [], time.perf_counter()
         try: members = self._group_sessions(task, solutions, stages, rules, strict)
         finally:
+            self.device_lock.release()               # whatever raised (an interrupt too) between a hold and its release: the device is let go, as `_run_held` does
             t1 = time.perf_counter()
             for m in members:
                 if m[2]: m[2].close()
