@@ -107,7 +107,7 @@ def test_pointer_cache_caught_when_timed(ev):
 
 
 def test_work_deferred_past_the_reply_is_caught(ev):
-    "relu_defer_in_bursts is honest when its calls are spaced out and, in a burst (a timed block), fills its outputs from a thread after the burst: the reply's checksum is not its output's, and the thread's CPU time falls outside the blocks."
+    "relu_defer_in_bursts is honest in verification and, in a burst (a timed block, found by its caller frame), fills its outputs from a thread after the burst: the reply's checksum is not its output's, and the thread's CPU time falls outside the blocks."
     r = ev.evaluate(task_of('relu'), SOL / 'relu_defer_in_bursts')
     assert r.reward == -1 and set(fatal(r)) & {'unsynchronized_output', 'work_outside_timing', 'timed_output_mismatch'}, r.to_dict()
 
