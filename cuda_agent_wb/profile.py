@@ -427,10 +427,12 @@ def traced_kernels(recs: list[dict], calls: int) -> list[dict]:
     "Kernel rows (name, launches and µs per call) of the device work in a `profiled_calls` trace but the harness's sleeps and markers: every stream, launched from anywhere; a kernel a torch op launched (cuBLAS's GEMM under `aten::addmm`) carries the op (`op`)."
     rng, dev = launch_index(recs)
     harness = [r for name, r in rng.items() if name.startswith(HARNESS_RANGES)]
+    calls_ = [r for name, r in rng.items() if name.startswith('cawb_call_')]
     ops = {r['corr']: r['name'] for r in recs if not r['device'] and r['corr']}
     ns, n = {}, {}
     for t, r in dev:
-        if HARNESS_KERNEL in r['name'] or (t is not None and any(h['start'] <= t <= h['end'] for h in harness)): continue   # by name too: a crowded host's trace may not place a marker's launch
+        inside = lambda rs: t is not None and any(h['start'] <= t <= h['end'] for h in rs)
+        if inside(harness) or (HARNESS_KERNEL in r['name'] and not inside(calls_)): continue   # by name too (a crowded host's trace may not place a marker's launch), unless a call launched it
         op = ops.get(r.get('linked'), '')
         key = (r['name'], op if torch_op(op) else None)
         ns[key] = ns.get(key, 0) + r['end'] - r['start']; n[key] = n.get(key, 0) + 1
