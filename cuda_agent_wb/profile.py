@@ -423,6 +423,10 @@ def call_order(recs: list[dict], n: int, tol_ns: int = ORDER_TOL_NS) -> list[dic
 HARNESS_RANGES = ('cawb_head_', 'cawb_after_')
 HARNESS_KERNEL = 'spin_kernel'     # torch.cuda._sleep's kernel: the harness's head starts and markers are all of it
 
+def _within(t: int|None, ranges: list[dict]) -> bool:
+    "Whether the launch time `t` lies inside one of the CPU `ranges` (False when the trace did not place the launch)."
+    return t is not None and any(r['start'] <= t <= r['end'] for r in ranges)
+
 def traced_kernels(recs: list[dict], calls: int) -> list[dict]:
     "Kernel rows (name, launches and µs per call) of the device work in a `profiled_calls` trace but the harness's sleeps and markers: every stream, launched from anywhere; a kernel a torch op launched (cuBLAS's GEMM under `aten::addmm`) carries the op (`op`)."
     rng, dev = launch_index(recs)
@@ -431,8 +435,7 @@ def traced_kernels(recs: list[dict], calls: int) -> list[dict]:
     ops = {r['corr']: r['name'] for r in recs if not r['device'] and r['corr']}
     ns, n = {}, {}
     for t, r in dev:
-        inside = lambda rs: t is not None and any(h['start'] <= t <= h['end'] for h in rs)
-        if inside(harness) or (HARNESS_KERNEL in r['name'] and not inside(calls_)): continue   # by name too (a crowded host's trace may not place a marker's launch), unless a call launched it
+        if _within(t, harness) or (HARNESS_KERNEL in r['name'] and not _within(t, calls_)): continue   # by name too (a crowded host's trace may not place a marker's launch), unless a call launched it
         op = ops.get(r.get('linked'), '')
         key = (r['name'], op if torch_op(op) else None)
         ns[key] = ns.get(key, 0) + r['end'] - r['start']; n[key] = n.get(key, 0) + 1
