@@ -14,14 +14,14 @@ from .build import _first_error
 from .verify import *
 from .triton_eval import instrument_triton, autotune_choices, TritonLaunches
 from .hacks import trial_fill, fill_garbage_, probe_module, OwnCalls, instrument_builders, count_own_calls
-from .profile import Timer, set_precision_policy, kernel_table, _to_cpu
+from .profile import Timer, set_precision_policy, kernel_table, _to_cpu, DeviceLock
 from .clock import BlockServer, tensor_words
 
 
 # %% auto #0
 __all__ = ['CTENSOR', 'ALLOC_FN', 'DTYPES', 'DTYPE_CODE', 'POISON_BYTES', 'CTensor', 'CArgs', 'ctensor_bytes', 'fill_ctensor',
            'ExtState', 'make_caller', 'load_extension', 'CompileFailed', 'exec_source', 'import_candidate',
-           'poison_memory', 'run_forward', 'warm_harness_kernels', 'warm_up', 'candidate_main']
+           'poison_memory', 'run_forward', 'warm_harness_kernels', 'warm_kernels_held', 'warm_up', 'candidate_main']
 
 # %% ../nbs/06a_candidate.ipynb #aa1db56e
 class CTensor(ctypes.Structure):
@@ -328,12 +328,20 @@ def warm_harness_kernels(device: str):
         torch.equal(x.nan_to_num(0.123), y.nan_to_num(0.123)); (x - u).abs().max().item()
         tensor_words(x).sum(dtype=torch.int64).item(); x.cpu(); x.half().float(); x.to(torch.float64)
 
+def warm_kernels_held(job: dict):
+    "`warm_harness_kernels` under the device lock, shared, taken here before any candidate code loads and closed after: a process warming ahead computes on the GPU only while no evaluator times."
+    lock = DeviceLock(job['device_lock'], say_after=3600.0) if job.get('device_lock') else None
+    if lock: lock.shared()
+    try: warm_harness_kernels(job['device']); torch.cuda.synchronize(job['device'])
+    finally:
+        if lock: lock.close()
+
 def warm_up(job: dict) -> Timer:
-    "A candidate process's head start while the evaluator builds: precision, threads, CUDA context, buffers (no kernels)."
+    "A candidate process's head start while the evaluator builds: precision, threads, CUDA context, buffers, the harness's kernels (under the device lock)."
     set_precision_policy(job['allow_tf32'])
     torch.set_num_threads(job.get('threads') or torch.get_num_threads())
     timer = Timer(job['device'], job['timing']['flush'], guard=True)
-    if timer.cuda: torch.empty(POISON_BYTES // 4, device=job['device']); warm_harness_kernels(job['device'])    # the poison block's memory, kept by the caching allocator
+    if timer.cuda: torch.empty(POISON_BYTES // 4, device=job['device']); warm_kernels_held(job)    # the poison block's memory, kept by the caching allocator
     import torch.utils.cpp_extension as _cpp_extension   # (bound to its own name: a plain `import torch.…` would make `torch` local here) its import (0.37 s on an H200 host) here, not in the zygote: it asks CUDA for the device count, after which torch refuses CUDA in forked children (bench/zygote_cuda_probe.py)
     return timer
 

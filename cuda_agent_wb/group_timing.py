@@ -15,7 +15,7 @@ from .tasks import TaskError
 from .reward import Evaluator, EvalResult, STAGES, fresh_seeds, output_bytes, out_of_device_memory, reward_settled, seeded_request, _CHILD_FLAG
 
 # %% auto #0
-__all__ = ['GROUP_SPARES', 'member_rows', 'member_run', 'group_settled']
+__all__ = ['member_rows', 'member_run', 'group_settled']
 
 # %% ../nbs/07c_group_timing.ipynb #6399738f
 def member_rows(rows: list, name: str, members: list) -> list:
@@ -127,8 +127,6 @@ def _group_verify(self: Evaluator, live: list, req: dict, known: dict) -> tuple[
     return live, ref
 
 # %% ../nbs/07c_group_timing.ipynb #6f3d6840
-GROUP_SPARES = 2     # candidate processes warming behind the one loading: a warm-up (CUDA context, the extension builder's import) outlasts one member's load and verification
-
 @patch
 def _group_sessions(self: Evaluator, task, solutions: list, stages, rules, strict) -> list:
     "Start, load, verify and time `solutions` of `task` as a group; the members (`[result, start, session]`), in order."
@@ -136,7 +134,7 @@ def _group_sessions(self: Evaluator, task, solutions: list, stages, rules, stric
     members, live, ref, known, g0 = [], [], None, {}, time.perf_counter()
     for sol in solutions:                               # one at a time (see above)
         res, t0 = self._new_result(task, stages, rules, strict)
-        members.append(m := [res, t0, self._launch(res, task, sol, req, seeds, stages, spares=GROUP_SPARES)])
+        members.append(m := [res, t0, self._launch(res, task, sol, req, seeds, stages, spares=self.s.timing.group_spares)])
         if not (m[2] and _step(m, lambda: self._loaded(res, m[2]))): continue
         try: ok, ref = self._group_verify([m], req, known)
         finally: self.device_lock.release()
@@ -182,6 +180,8 @@ def evaluate_group(self: Evaluator, task, solutions: list, stages=STAGES, rules:
         finally:
             self.device_lock.release()               # whatever raised (an interrupt too) between a hold and its release: the device is let go, as `_run_held` does
             t1 = time.perf_counter()
+            for m in members:
+                if m[2]: m[2].kill()                 # every member's processes told to end at once (a CUDA context's teardown takes ~70 ms), then each waited for
             for m in members:
                 if m[2]: m[2].close()
         for res, *_ in members: res.breakdown.update(group_close_s=round(time.perf_counter() - t1, 3), group_wall_s=round(time.perf_counter() - t0, 3), group_size=len(members))

@@ -131,6 +131,10 @@ class DeviceLock:
         if self.mode is not None: fcntl.flock(self.main, fcntl.LOCK_UN)
         if self.mode == 'exclusive': fcntl.flock(self.gate, fcntl.LOCK_UN)
         self.mode = None
+    def close(self):
+        "Let go and close the lock's files (a process about to run code it does not trust keeps no way to hold the device)."
+        self.release()
+        for f in (self.main, self.gate, self.timers): f.close()
 
 # %% ../nbs/06_profile.ipynb #baee3b3a
 _perf = time.perf_counter

@@ -417,8 +417,8 @@ def timing_config(self: Evaluator) -> dict:
 # %% ../nbs/07_reward.ipynb #a1ab34da
 @patch
 def warm_job(self: Evaluator) -> dict:
-    "What a candidate process is started with, before its candidate is built: device, precision, threads, timing."
-    return {'device': self.device, 'allow_tf32': self.s.timing.allow_tf32, 'threads': self.threads, 'timing': self.timing_config()}
+    "What a candidate process is started with, before its candidate is built: device, its lock (held for the warm-up's kernels), precision, threads, timing."
+    return {'device': self.device, 'device_lock': self.device_lock.key, 'allow_tf32': self.s.timing.allow_tf32, 'threads': self.threads, 'timing': self.timing_config()}
 
 @patch
 def make_job(self: Evaluator, task: Task, sol: Solution, build: BuildResult, seeds: dict, preset: str, stages) -> dict:
