@@ -21,7 +21,7 @@ from .clock import BlockServer, tensor_words
 # %% auto #0
 __all__ = ['CTENSOR', 'ALLOC_FN', 'DTYPES', 'DTYPE_CODE', 'POISON_BYTES', 'CTensor', 'CArgs', 'ctensor_bytes', 'fill_ctensor',
            'ExtState', 'make_caller', 'load_extension', 'CompileFailed', 'exec_source', 'import_candidate',
-           'poison_memory', 'run_forward', 'warm_harness_kernels', 'warm_kernels_held', 'warm_up', 'candidate_main']
+           'poison_memory', 'run_forward', 'warm_harness_kernels', 'warm_up', 'candidate_main']
 
 # %% ../nbs/06a_candidate.ipynb #aa1db56e
 class CTensor(ctypes.Structure):
@@ -225,8 +225,8 @@ def _plain(out):
     return out
 
 # %% ../nbs/06a_candidate.ipynb #cac23547
-def _load_phase(job, chan, state, integrity):
-    "Import the candidate, build ModelNew with the reference's weights; returns (task, mod, ref_model, cand) or None."
+def _load_phase(job, chan, state, integrity, warm: dict|None = None):
+    "Import the candidate, build ModelNew with the reference's weights (its `loaded` report carries the `warm` split of its warm-up); returns (task, mod, ref_model, cand) or None."
     t0 = time.perf_counter()
     task = Task(**{k: v for k, v in job['task'].items() if k != 'hash'})
     mod = load_module(task, job['preset'])
@@ -247,7 +247,7 @@ def _load_phase(job, chan, state, integrity):
             seed_torch(job['init_seed2'])
             state.second = ModelNew(*mod.get_init_inputs()).to(job['device'], module_dtype(mod))
         except BaseException as e: chan.send({'error': 'import_error', 'detail': f"ModelNew under a second init seed raised {type(e).__name__}: {e}"[:600]}); return None
-    chan.send({'loaded': True, 'load_s': time.perf_counter() - t0, 'weights': weights})
+    chan.send({'loaded': True, 'load_s': time.perf_counter() - t0, 'weights': weights, 'warm': warm})
     return task, mod, ref_model, cand
 
 # %% ../nbs/06a_candidate.ipynb #7433bb0c
@@ -328,32 +328,39 @@ def warm_harness_kernels(device: str):
         torch.equal(x.nan_to_num(0.123), y.nan_to_num(0.123)); (x - u).abs().max().item()
         tensor_words(x).sum(dtype=torch.int64).item(); x.cpu(); x.half().float(); x.to(torch.float64)
 
-def warm_kernels_held(job: dict):
-    "`warm_harness_kernels` under the device lock, shared, taken here before any candidate code loads and closed after: a process warming ahead computes on the GPU only while no evaluator times."
-    lock = DeviceLock(job['device_lock'], say_after=3600.0) if job.get('device_lock') else None
-    if lock: lock.shared()
-    try: warm_harness_kernels(job['device']); torch.cuda.synchronize(job['device'])
+def _lock_for_warm_up(job: dict) -> DeviceLock|None:
+    "The device lock a GPU process warming ahead holds, shared, opened here (its files closed before any candidate code loads); None on the CPU or without one."
+    if torch.device(job['device']).type != 'cuda' or not job.get('device_lock'): return None
+    return DeviceLock(job['device_lock'], say_after=3600.0)
+
+def warm_up(job: dict) -> tuple[Timer, dict]:
+    "A candidate process's head start while the evaluator builds: precision, threads, CUDA context, buffers, the harness's kernels; its GPU part under the device lock, shared (all of it with `job['cuda_held']`, else the kernels), so it computes only while no evaluator times. The timer, and where its time went."
+    t, cuda = [time.perf_counter()], torch.device(job['device']).type == 'cuda'
+    set_precision_policy(job['allow_tf32']); torch.set_num_threads(job.get('threads') or torch.get_num_threads())
+    import torch.utils.cpp_extension as _cpp_extension   # (bound to its own name: a plain `import torch.…` would make `torch` local here) its import (0.37 s on an H200 host) here, not in the zygote: it asks CUDA for the device count, after which torch refuses CUDA in forked children (bench/zygote_cuda_probe.py)
+    lock, held = _lock_for_warm_up(job), job.get('cuda_held', False)
+    t.append(time.perf_counter())
+    try:
+        if lock and held: lock.shared()
+        t.append(time.perf_counter()); timer = Timer(job['device'], job['timing']['flush'], guard=True)
+        if cuda: torch.empty(POISON_BYTES // 4, device=job['device'])    # the poison block's memory, kept by the caching allocator
+        t.append(time.perf_counter())
+        if lock and not held: lock.shared()
+        if cuda: warm_harness_kernels(job['device']); torch.cuda.synchronize(job['device'])
     finally:
         if lock: lock.close()
-
-def warm_up(job: dict) -> Timer:
-    "A candidate process's head start while the evaluator builds: precision, threads, CUDA context, buffers, the harness's kernels (under the device lock)."
-    set_precision_policy(job['allow_tf32'])
-    torch.set_num_threads(job.get('threads') or torch.get_num_threads())
-    timer = Timer(job['device'], job['timing']['flush'], guard=True)
-    if timer.cuda: torch.empty(POISON_BYTES // 4, device=job['device']); warm_kernels_held(job)    # the poison block's memory, kept by the caching allocator
-    import torch.utils.cpp_extension as _cpp_extension   # (bound to its own name: a plain `import torch.…` would make `torch` local here) its import (0.37 s on an H200 host) here, not in the zygote: it asks CUDA for the device count, after which torch refuses CUDA in forked children (bench/zygote_cuda_probe.py)
-    return timer
+    t.append(time.perf_counter())
+    return timer, dict(zip(('imports_s', 'lock_wait_s', 'cuda_start_s', 'kernels_s'), (round(b - a, 4) for a, b in zip(t, t[1:]))))
 
 def candidate_main(job: dict, chan):
     "Sandbox child: warm up, then load, verify and (if asked) time the candidate the evaluator sends, reporting each phase."
-    timer = warm_up(job); made, tell = timer_state(timer), chan.send
+    timer, warm = warm_up(job); made, tell = timer_state(timer), chan.send
     state = ExtState()
     if timer.cuda: state.harness_threads = frozenset(int(t) for t in os.listdir('/proc/self/task'))   # before its candidate comes
-    job = {**job, **chan.recv()}
+    t0 = time.perf_counter(); job = {**job, **chan.recv()}; warm['idle_s'] = round(time.perf_counter() - t0, 4)   # warm and waiting for its candidate
     state.rules = job.get('rules', 'cuda-agent')
     integrity = HarnessIntegrity()
-    loaded = _load_phase(job, chan, state, integrity)
+    loaded = _load_phase(job, chan, state, integrity, warm)
     if loaded is None: return
     task, mod, ref_model, cand = loaded
     if 'verify' not in job['stages'] or not chan.recv().get('verify'): return     # the evaluator's word: it holds the device

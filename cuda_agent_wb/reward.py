@@ -417,8 +417,8 @@ def timing_config(self: Evaluator) -> dict:
 # %% ../nbs/07_reward.ipynb #a1ab34da
 @patch
 def warm_job(self: Evaluator) -> dict:
-    "What a candidate process is started with, before its candidate is built: device, its lock (held for the warm-up's kernels), precision, threads, timing."
-    return {'device': self.device, 'device_lock': self.device_lock.key, 'allow_tf32': self.s.timing.allow_tf32, 'threads': self.threads, 'timing': self.timing_config()}
+    "What a candidate process is started with, before its candidate is built: device, its lock (held for the warm-up's GPU work: `[timing] warm_cuda_held`), precision, threads, timing."
+    return {'device': self.device, 'device_lock': self.device_lock.key, 'cuda_held': self.s.timing.warm_cuda_held, 'allow_tf32': self.s.timing.allow_tf32, 'threads': self.threads, 'timing': self.timing_config()}
 
 @patch
 def make_job(self: Evaluator, task: Task, sol: Solution, build: BuildResult, seeds: dict, preset: str, stages) -> dict:
@@ -816,6 +816,7 @@ def _loaded(self: Evaluator, res: EvalResult, sess: Session) -> bool:
         if msg['error'] == 'compile_error': res.compiled, res.compile_log = False, res.compile_log if ahead else msg.get('log', '')
         res.add_flag(Flag(msg['error'], ahead['error'] if ahead else msg['detail'])); return False
     res.weights, res.breakdown['child_load_s'] = msg.get('weights', 'state_dict'), round(msg.get('load_s', 0), 3)   # the child's own part of load_s: the rest waited for its warm-up
+    res.breakdown['warm_split'] = msg.get('warm')     # where its warm-up went, and how long it then waited for its candidate (`candidate.warm_up`)
     return True
 
 @patch
