@@ -10,6 +10,7 @@
 #   K: the service's throughput (2 and 3 workers; spares warming behind each group member, the group's reports side by side), then timing_fair once
 #   L: the service's throughput (2 workers, the groups' wall split), then timing_fair on CUDA Agent's workdir and relu_vec4
 #   M: the service's throughput alone (2 and 3 workers)
+#   T: cuda_start_probe.py (N processes starting CUDA at once), then S's service runs with 2 and 4 spares held, 2 not held
 #   S: the zygote probe with cpp_extension preloaded (with and without NVML's device count); the service, 2 workers: a spare's whole CUDA start under the device lock with 2 and 6 spares, then only its kernels with 2
 #   N: relu_probe.py (eager, relu_vec4 and relu_plain timed outside the harness, one plain process)
 #   H1, H2: tests/test_gpu.py in two calls (CAWB_TEST_SHARD=1/2, 2/2: every other test; whole, it outlasts one call)
@@ -60,6 +61,10 @@ case "${1:?phase A to N, H1, H2}" in
      CAWB_TIMING_WARM_CUDA_HELD=true CAWB_TIMING_GROUP_SPARES=2 run service_held_s2 170 python3 bench/service_gpu.py --out "$OUT/service_held_s2.json" --presets cpu --configs "0x2" --queue cpu=96 --no-latency
      CAWB_TIMING_WARM_CUDA_HELD=true CAWB_TIMING_GROUP_SPARES=6 run service_held_s6 170 python3 bench/service_gpu.py --out "$OUT/service_held_s6.json" --presets cpu --configs "0x2" --queue cpu=96 --no-latency
      CAWB_TIMING_WARM_CUDA_HELD=false CAWB_TIMING_GROUP_SPARES=2 run service_kernels_s2 170 python3 bench/service_gpu.py --out "$OUT/service_kernels_s2.json" --presets cpu --configs "0x2" --queue cpu=96 --no-latency ;;
+  T) run cuda_start_probe 120 python3 bench/cuda_start_probe.py --out "$OUT/cuda_start_probe.json" --counts 1,2,4,8 --repeat 2
+     CAWB_TIMING_WARM_CUDA_HELD=true CAWB_TIMING_GROUP_SPARES=2 run service_held_s2 150 python3 bench/service_gpu.py --out "$OUT/service_held_s2.json" --presets cpu --configs "0x2" --queue cpu=96 --no-latency
+     CAWB_TIMING_WARM_CUDA_HELD=true CAWB_TIMING_GROUP_SPARES=4 run service_held_s4 150 python3 bench/service_gpu.py --out "$OUT/service_held_s4.json" --presets cpu --configs "0x2" --queue cpu=96 --no-latency
+     CAWB_TIMING_WARM_CUDA_HELD=false CAWB_TIMING_GROUP_SPARES=2 run service_kernels_s2 150 python3 bench/service_gpu.py --out "$OUT/service_kernels_s2.json" --presets cpu --configs "0x2" --queue cpu=96 --no-latency ;;
   M) run service 280 python3 bench/service_gpu.py --out "$OUT/service_1gpu.json" --presets cpu --configs "0x2;0x3" --queue cpu=96 --no-latency ;;
   N) run relu_probe 150 python3 bench/relu_probe.py --out "$OUT/relu_probe.json" ;;
   H1|H2) CAWB_TEST_SHARD=${1#H}/2 run test_gpu_$1 520 python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py ;;

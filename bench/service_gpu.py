@@ -161,10 +161,11 @@ def queue_run(ev, items, gpus: str) -> dict:
                 child_verify_split_mean={k: round(statistics.mean(r.breakdown['child_verify_split'].get(k, 0) for r in rs if r.breakdown.get('child_verify_split')), 4)
                                          for k in ('trials_s', 'first_trial_s', 'repeat_s', 'probe_s', 'integrity_s')} if any(r.breakdown.get('child_verify_split') for r in rs) else {},
                 warm_split_mean={k: round(statistics.mean(r.breakdown['warm_split'].get(k, 0) for r in rs if r.breakdown.get('warm_split')), 4)
-                                 for k in ('imports_s', 'lock_wait_s', 'cuda_start_s', 'kernels_s', 'idle_s')} if any(r.breakdown.get('warm_split') for r in rs) else {},
+                                 for k in ('settings_s', 'lock_wait_s', 'cuda_start_s', 'kernels_s', 'idle_s', 'integrity_s')} if any(r.breakdown.get('warm_split') for r in rs) else {},
                 prestarted_share=round(statistics.mean(bool(r.breakdown.get('prestarted')) for r in rs), 3),
                 build_waits=dict(over_0_5_s=sum(w > 0.5 for w in waits), max_s=round(max(waits), 2)),
-                host=sampler.result(gpus), workers=worker_timeline(start_service.db, t_start, t_end))
+                host=sampler.result(gpus), workers=worker_timeline(start_service.db, t_start, t_end),
+                breakdowns=[{'task': it['task'].id, 'correct': r.correct, **r.breakdown} for r, it in zip(rs, items)])
 
 
 def parse_queue(text: str, presets: list) -> dict:
@@ -237,6 +238,8 @@ def main():
                         print(f"[{preset} {cfg}] cli --local new candidate {run['cli_local_new_s']} s", flush=True)
                 items = [dict(task=tasks[names[i % len(names)]], solution=write_candidate(work, names[i % len(names)], 200 + i, f'q{ci}')) for i in range(queue[preset])]
                 run.update(queue_run(ev, items, gpus))
+                with open(out.with_suffix('.breakdowns.jsonl'), 'a') as f:       # every candidate's breakdown, for a look past the means
+                    for b in run.pop('breakdowns'): f.write(json.dumps({'preset': preset, 'config': cfg, **b}, default=str) + '\n')
                 print(f"[{preset} {cfg}] queue {len(items)} in {run['queue_s']} s -> {run['candidates_per_gpu_hour']}/GPU-hour, correct {run['queue_correct']}, "
                       f"{run['breakdown_mean']}, host {run['host']}", flush=True)
             proc.terminate(); proc.wait(30)

@@ -328,17 +328,15 @@ def warm_harness_kernels(device: str):
         torch.equal(x.nan_to_num(0.123), y.nan_to_num(0.123)); (x - u).abs().max().item()
         tensor_words(x).sum(dtype=torch.int64).item(); x.cpu(); x.half().float(); x.to(torch.float64)
 
-def _lock_for_warm_up(job: dict) -> DeviceLock|None:
-    "The device lock a GPU process warming ahead holds, shared, opened here (its files closed before any candidate code loads); None on the CPU or without one."
-    if torch.device(job['device']).type != 'cuda' or not job.get('device_lock'): return None
-    return DeviceLock(job['device_lock'], say_after=3600.0)
+def _lock_for_warm_up(job: dict, chan) -> DeviceLock|None:
+    "The device lock a process warming ahead holds, shared, for its GPU work: its files handed over by the evaluator (`job['lock_fds']`: its /tmp is not the evaluator's), closed before any candidate code loads; None without one."
+    return DeviceLock(job['device_lock'], say_after=3600.0, fds=chan.recv_fds(3)) if job.get('lock_fds') else None
 
-def warm_up(job: dict) -> tuple[Timer, dict]:
+def warm_up(job: dict, chan) -> tuple[Timer, dict]:
     "A candidate process's head start while the evaluator builds: precision, threads, CUDA context, buffers, the harness's kernels; its GPU part under the device lock, shared (all of it with `job['cuda_held']`, else the kernels), so it computes only while no evaluator times. The timer, and where its time went."
     t, cuda = [time.perf_counter()], torch.device(job['device']).type == 'cuda'
     set_precision_policy(job['allow_tf32']); torch.set_num_threads(job.get('threads') or torch.get_num_threads())
-    import torch.utils.cpp_extension as _cpp_extension   # (bound to its own name: a plain `import torch.…` would make `torch` local here) its import (0.37 s on an H200 host) here, not in the zygote: it asks CUDA for the device count, after which torch refuses CUDA in forked children (bench/zygote_cuda_probe.py)
-    lock, held = _lock_for_warm_up(job), job.get('cuda_held', False)
+    lock, held = _lock_for_warm_up(job, chan), job.get('cuda_held', False)
     t.append(time.perf_counter())
     try:
         if lock and held: lock.shared()
@@ -350,16 +348,16 @@ def warm_up(job: dict) -> tuple[Timer, dict]:
     finally:
         if lock: lock.close()
     t.append(time.perf_counter())
-    return timer, dict(zip(('imports_s', 'lock_wait_s', 'cuda_start_s', 'kernels_s'), (round(b - a, 4) for a, b in zip(t, t[1:]))))
+    return timer, dict(zip(('settings_s', 'lock_wait_s', 'cuda_start_s', 'kernels_s'), (round(b - a, 4) for a, b in zip(t, t[1:]))))
 
 def candidate_main(job: dict, chan):
     "Sandbox child: warm up, then load, verify and (if asked) time the candidate the evaluator sends, reporting each phase."
-    timer, warm = warm_up(job); made, tell = timer_state(timer), chan.send
+    timer, warm = warm_up(job, chan); made, tell = timer_state(timer), chan.send
     state = ExtState()
     if timer.cuda: state.harness_threads = frozenset(int(t) for t in os.listdir('/proc/self/task'))   # before its candidate comes
     t0 = time.perf_counter(); job = {**job, **chan.recv()}; warm['idle_s'] = round(time.perf_counter() - t0, 4)   # warm and waiting for its candidate
     state.rules = job.get('rules', 'cuda-agent')
-    integrity = HarnessIntegrity()
+    t1 = time.perf_counter(); integrity = HarnessIntegrity(); warm['integrity_s'] = round(time.perf_counter() - t1, 4)
     loaded = _load_phase(job, chan, state, integrity, warm)
     if loaded is None: return
     task, mod, ref_model, cand = loaded

@@ -97,10 +97,16 @@ def device_lock_key(device: str) -> str:
 # %% ../nbs/06_profile.ipynb #17d9a959
 class DeviceLock:
     "Shared for verifying (or a model computing), exclusive for timing, across processes; evaluators waiting to time go before newcomers to verify; a wait past `say_after` s is said on stderr."
-    def __init__(self, key: str, say_after: float = 1.0):
-        d = Path(tempfile.gettempdir())/'cawb-device-locks'; d.mkdir(exist_ok=True)
-        self.key, self.main, self.gate, self.mode = key, open(d/f"{key}.lock", 'a+'), open(d/f"{key}.gate", 'a+'), None
-        self.timers, self.say_after = open(d/f"{key}.timers", 'a+'), say_after
+    def __init__(self, key: str, say_after: float = 1.0, fds: list[int]|None = None):
+        "The lock of device `key`: its files opened by name in the temp folder, or the open files `fds` (another `DeviceLock`'s `fds`, handed over)."
+        if fds is None:
+            d = Path(tempfile.gettempdir())/'cawb-device-locks'; d.mkdir(exist_ok=True)
+            files = [open(d/f"{key}.{part}", 'a+') for part in ('lock', 'gate', 'timers')]
+        else: files = [os.fdopen(fd, 'rb', buffering=0) for fd in fds]
+        self.key, (self.main, self.gate, self.timers), self.mode, self.say_after = key, files, None, say_after
+    def fds(self) -> list[int]:
+        "Its files' descriptors, to hand to another process (`sandbox.Channel.send_fds`), which then holds the same lock."
+        return [f.fileno() for f in (self.main, self.gate, self.timers)]
     def shared(self):
         "Hold the device with others, once no evaluator waits to time or times."
         t0, said = time.monotonic(), False

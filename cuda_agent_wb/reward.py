@@ -343,7 +343,7 @@ class Evaluator:
         self.call_rules, (self.atol, self.rtol) = self.rules, self.tolerance(strict)
         self.kernel_breakdown, self.lock = kernel_breakdown, threading.Lock()
         self.threads = None if self.backend.is_cuda else (os.cpu_count() or 1)
-        self.sandbox = Sandbox(preload=['torch', 'torch._dynamo', 'torch.profiler', 'cuda_agent_wb.candidate', 'cuda_agent_wb.reward'], memory_mb=self.s.sandbox.memory_mb, run_timeout=self.s.sandbox.run_timeout)
+        self.sandbox = Sandbox(preload=['torch', 'torch._dynamo', 'torch.profiler', 'torch.utils.cpp_extension', 'cuda_agent_wb.candidate', 'cuda_agent_wb.reward'], memory_mb=self.s.sandbox.memory_mb, run_timeout=self.s.sandbox.run_timeout)
         self.sandbox.writable = [str(_torch_ext_dir()), str(cache_dir('triton'))]   # load_inline builds, Triton's per-candidate caches; all else read-only
         self.sandbox.env = {} if self.backend.is_cuda else {'TRITON_INTERPRET': '1'}   # before anything imports triton (torch._dynamo does)
         self.sandbox.visible = [str(self.s.paths.cache)]          # builds are read from the cache, even one under /tmp
@@ -418,7 +418,7 @@ def timing_config(self: Evaluator) -> dict:
 @patch
 def warm_job(self: Evaluator) -> dict:
     "What a candidate process is started with, before its candidate is built: device, its lock (held for the warm-up's GPU work: `[timing] warm_cuda_held`), precision, threads, timing."
-    return {'device': self.device, 'device_lock': self.device_lock.key, 'cuda_held': self.s.timing.warm_cuda_held, 'allow_tf32': self.s.timing.allow_tf32, 'threads': self.threads, 'timing': self.timing_config()}
+    return {'device': self.device, 'device_lock': self.device_lock.key, 'lock_fds': self.backend.is_cuda, 'cuda_held': self.s.timing.warm_cuda_held, 'allow_tf32': self.s.timing.allow_tf32, 'threads': self.threads, 'timing': self.timing_config()}
 
 @patch
 def make_job(self: Evaluator, task: Task, sol: Solution, build: BuildResult, seeds: dict, preset: str, stages) -> dict:
@@ -734,7 +734,9 @@ def _evaluate_held(self: Evaluator, task, solution, stages, rules, strict, alone
 def _new_process(self: Evaluator, warm: dict) -> Session:
     "Fork a candidate process on the settings `warm` and complete its handshake: from then on it warms up on its own."
     s = self.sandbox.start('cuda_agent_wb.candidate:candidate_main', warm)
-    try: s.connect()
+    try:
+        s.connect()
+        if warm.get('lock_fds'): self._hand_lock(s)
     except ChildDied: s.close(); raise
     return s
 
@@ -757,6 +759,15 @@ def _start_spare(self: Evaluator, depth: int = 1):
     while len(self.spares) < depth:
         try: self.spares.append((self._new_process(warm), warm))
         except (ChildDied, RuntimeError): return       # a spare that failed to start is no candidate's fault
+
+# %% ../nbs/07_reward.ipynb #7704bfb8
+@patch
+def _hand_lock(self: Evaluator, s: Session):
+    "Hand candidate process `s` the device lock's open files for its warm-up (the lock files are out of its sight); this process's copies closed."
+    lock = DeviceLock(self.device_lock.key)
+    try: s.chan.send_fds(lock.fds())
+    except OSError: raise ChildDied('exited', "candidate process closed its channel before its warm-up") from None
+    finally: lock.close()
 
 # %% ../nbs/07_reward.ipynb #bb9a88af
 @patch

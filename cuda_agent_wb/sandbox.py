@@ -6,8 +6,9 @@ Docs: https://cuda-agent-wb.github.io/cuda-agent-wb/sandbox.html.md"""
 
 # %% ../nbs/04_sandbox.ipynb #b646e519
 from __future__ import annotations
-import ctypes, hashlib, importlib, io, math, os, resource, secrets, select, shutil, signal, sys, tempfile, threading, time, weakref
+import ctypes, hashlib, importlib, io, math, os, resource, secrets, select, shutil, signal, socket, sys, tempfile, threading, time, weakref
 import multiprocessing as mp
+from multiprocessing import reduction
 from multiprocessing.connection import Listener, Client
 from dataclasses import dataclass
 from pathlib import Path
@@ -387,6 +388,12 @@ class Channel:
         if timeout is not None and not self.conn.poll(timeout): raise TimeoutError(f"no message within {timeout:.1f} s")
         return unpack_big(self.conn.recv_bytes())
     def poll(self, timeout=0.0): return self.conn.poll(timeout)
+    def send_fds(self, fds: list[int]):
+        "Hand open files to the other end (SCM_RIGHTS): it gets its own descriptors of the same open files, whatever its filesystem shows."
+        with socket.fromfd(self.conn.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as s: reduction.sendfds(s, fds)
+    def recv_fds(self, n: int) -> list[int]:
+        "The `n` open files the other end handed over with `send_fds`, as descriptors."
+        with socket.fromfd(self.conn.fileno(), socket.AF_UNIX, socket.SOCK_STREAM) as s: return reduction.recvfds(s, n)
     def close(self):
         try: self.conn.close()
         except OSError: pass
@@ -488,6 +495,7 @@ def zygote_main(conn, preload: list):
     "Fork-server loop: preload modules, then fork one child per request (in its own PID namespace where allowed) and report exits."
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL); _prctl(PR_SET_DUMPABLE, 0)
     os.environ['OMP_WAIT_POLICY'] = 'PASSIVE'          # before torch loads its OpenMP runtime
+    os.environ.setdefault('PYTORCH_NVML_BASED_CUDA_CHECK', '1')   # torch counts devices through NVML, not CUDA: a preloaded module that asks (torch.utils.cpp_extension) leaves the children able to start CUDA (bench/zygote_cuda_probe.py on an H200)
     for m in preload: importlib.import_module(m)
     prepare_torch_for_fork()
     pidns, kids = pid_namespace_fd(), {}                # kids: pid -> the read end of its init's status pipe (None: no init)
