@@ -10,6 +10,7 @@
 #   K: the service's throughput (2 and 3 workers; spares warming behind each group member, the group's reports side by side), then timing_fair once
 #   L: the service's throughput (2 workers, the groups' wall split), then timing_fair on CUDA Agent's workdir and relu_vec4
 #   M: the service's throughput alone (2 and 3 workers)
+#   U: the service with a spare's whole CUDA start held and 8 spares (2 and 3 workers), then the GPU tests of groups, neighbours, helpers and exploits
 #   T: cuda_start_probe.py (N processes starting CUDA at once), then S's service runs with 2 and 4 spares held, 2 not held
 #   S: the zygote probe with cpp_extension preloaded (with and without NVML's device count); the service, 2 workers: a spare's whole CUDA start under the device lock with 2 and 6 spares, then only its kernels with 2
 #   N: relu_probe.py (eager, relu_vec4 and relu_plain timed outside the harness, one plain process)
@@ -65,6 +66,9 @@ case "${1:?phase A to N, H1, H2}" in
      CAWB_TIMING_WARM_CUDA_HELD=true CAWB_TIMING_GROUP_SPARES=2 run service_held_s2 150 python3 bench/service_gpu.py --out "$OUT/service_held_s2.json" --presets cpu --configs "0x2" --queue cpu=96 --no-latency
      CAWB_TIMING_WARM_CUDA_HELD=true CAWB_TIMING_GROUP_SPARES=4 run service_held_s4 150 python3 bench/service_gpu.py --out "$OUT/service_held_s4.json" --presets cpu --configs "0x2" --queue cpu=96 --no-latency
      CAWB_TIMING_WARM_CUDA_HELD=false CAWB_TIMING_GROUP_SPARES=2 run service_kernels_s2 150 python3 bench/service_gpu.py --out "$OUT/service_kernels_s2.json" --presets cpu --configs "0x2" --queue cpu=96 --no-latency ;;
+  U) CAWB_TIMING_WARM_CUDA_HELD=true CAWB_TIMING_GROUP_SPARES=8 run service_held_s8_w2 150 python3 bench/service_gpu.py --out "$OUT/service_held_s8_w2.json" --presets cpu --configs "0x2" --queue cpu=96 --no-latency
+     CAWB_TIMING_WARM_CUDA_HELD=true CAWB_TIMING_GROUP_SPARES=8 run service_held_s8_w3 150 python3 bench/service_gpu.py --out "$OUT/service_held_s8_w3.json" --presets cpu --configs "0x3" --queue cpu=96 --no-latency
+     CAWB_TIMING_WARM_CUDA_HELD=true CAWB_TIMING_GROUP_SPARES=8 run test_gpu_part 240 python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "group_timed or neighbour_started or detached_helper or exploit_rejected" ;;
   M) run service 280 python3 bench/service_gpu.py --out "$OUT/service_1gpu.json" --presets cpu --configs "0x2;0x3" --queue cpu=96 --no-latency ;;
   N) run relu_probe 150 python3 bench/relu_probe.py --out "$OUT/relu_probe.json" ;;
   H1|H2) CAWB_TEST_SHARD=${1#H}/2 run test_gpu_$1 520 python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py ;;
