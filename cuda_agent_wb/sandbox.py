@@ -495,6 +495,7 @@ def zygote_main(conn, preload: list):
     "Fork-server loop: preload modules, then fork one child per request (in its own PID namespace where allowed) and report exits."
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL); _prctl(PR_SET_DUMPABLE, 0)
     os.environ['OMP_WAIT_POLICY'] = 'PASSIVE'          # before torch loads its OpenMP runtime
+    mp.set_start_method(None, force=True)              # the platform's default again (fork), not the spawn this process was started with: a child's multiprocessing locks (tqdm's, in torch.compile) are then unlinked at once, not left to the evaluator's resource tracker, which cannot see its private /dev/shm ("leaked semaphore" warnings at exit)
     os.environ.setdefault('PYTORCH_NVML_BASED_CUDA_CHECK', '1')   # torch counts devices through NVML, not CUDA: a preloaded module that asks (torch.utils.cpp_extension) leaves the children able to start CUDA (bench/zygote_cuda_probe.py on an H200)
     for m in preload: importlib.import_module(m)
     prepare_torch_for_fork()
