@@ -123,7 +123,7 @@ def profile_split(rs) -> dict:
     "Where the exclusive profile phase went, mean seconds per candidate: the clock's phases, its report after the blocks, and how many rounds it took."
     clocks = [(r.timings or {}).get('clock') or {} for r in rs]
     ph = [{k: v / c.get('group', 1) for k, v in (c.get('phases') or {}).items()} for c in clocks]   # a group's clock shared by its members
-    out = {k: round(statistics.mean(p.get(k, 0) for p in ph), 4) for k in ('calibrate_s', 'pool_s', 'rounds_s', 'checks_s', 'blocks_s')}
+    out = {k: round(statistics.mean(p.get(k, 0) for p in ph), 4) for k in ('calibrate_s', 'pool_s', 'rounds_s', 'checks_s', 'sample_wait_s', 'blocks_s')}
     out['group_mean'] = round(statistics.mean(c.get('group', 1) for c in clocks if c), 2) if any(clocks) else None
     out['report_s'] = round(statistics.mean(r.breakdown.get('report_s', 0) for r in rs), 4)
     gap = [r.breakdown.get('profile_s', 0) - r.breakdown.get('clock_s', 0) - r.breakdown.get('report_s', 0) for r in rs]   # before the clock starts

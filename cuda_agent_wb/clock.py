@@ -13,10 +13,10 @@ from .verify import Flag, flat_outputs
 from .sandbox import ChildDied, copy_for_message
 
 # %% auto #0
-__all__ = ['POOL_DRAWS', 'COMMAND', 'REPLY', 'BLOCK', 'ROLL', 'FETCH', 'POOL', 'END', 'tensor_words', 'output_checksum',
-           'InputPool', 'BlockServer', 'input_bytes', 'ProcFiles', 'tree_sched_ns', 'descendants', 'GpuNeighbours',
-           'TimedProcess', 'clock_cpu', 'Clock', 'CallFailed', 'waited', 'median_ci', 'kept_rounds', 'paired',
-           'side_of', 'per_call_us', 'summary', 'check_work_outside_blocks', 'check_timing_disturbed',
+__all__ = ['POOL_DRAWS', 'COMMAND', 'REPLY', 'BLOCK', 'ROLL', 'FETCH', 'POOL', 'END', 'NVML_SAMPLE_WAIT_S', 'tensor_words',
+           'output_checksum', 'InputPool', 'BlockServer', 'input_bytes', 'ProcFiles', 'tree_sched_ns', 'descendants',
+           'GpuNeighbours', 'TimedProcess', 'clock_cpu', 'Clock', 'CallFailed', 'waited', 'median_ci', 'kept_rounds',
+           'paired', 'side_of', 'per_call_us', 'summary', 'check_work_outside_blocks', 'check_timing_disturbed',
            'check_reply_checksum']
 
 # %% ../nbs/06b_clock.ipynb #69bf4278
@@ -214,11 +214,12 @@ class GpuNeighbours:
             import pynvml as nv
             nv.nvmlInit(); self.h, self.nv, self.last = _nvml_handle(nv, device), nv, int(time.time() * 1e6)
         except Exception as e: self.note = f"other processes on the GPU not seen: NVML unavailable ({type(e).__name__})"
+        self.marked = self.last
 
 @patch
 def mark(self: GpuNeighbours):
     "From now on: the next `look` reads samples taken after this moment."
-    self.last = int(time.time() * 1e6)
+    self.last = self.marked = int(time.time() * 1e6)
 
 @patch
 def look(self: GpuNeighbours, ours=None) -> list[str]:
@@ -229,6 +230,23 @@ def look(self: GpuNeighbours, ours=None) -> list[str]:
     self.last = max([self.last] + [s.timeStamp for s in samples])
     mine = (ours or (lambda: descendants(os.getpid())))() if samples else set()
     return [f"pid {s.pid} (sm {s.smUtil} %)" for s in samples if s.pid not in mine]
+
+# %% ../nbs/06b_clock.ipynb #c60dcf5c
+NVML_SAMPLE_WAIT_S = 0.5          # the longest wait for NVML's next sample before the last look
+
+@patch
+def sampled(self: GpuNeighbours) -> bool:
+    "Whether NVML holds a sample of any process on the GPU taken since `mark` (without NVML: True, nothing to wait for)."
+    if self.nv is None: return True
+    try: return any(s.timeStamp >= self.marked for s in self.nv.nvmlDeviceGetProcessUtilization(self.h, self.marked))
+    except self.nv.NVMLError: return False             # NotFound: none yet
+
+@patch
+def await_sample(self: GpuNeighbours, limit_s: float = NVML_SAMPLE_WAIT_S) -> float:
+    "Wait, at most `limit_s`, until NVML has sampled the GPU since `mark`; the seconds waited."
+    t0 = time.perf_counter()
+    while not self.sampled() and time.perf_counter() - t0 < limit_s: time.sleep(0.005)
+    return round(time.perf_counter() - t0, 4)
 
 # %% ../nbs/06b_clock.ipynb #0a992394
 class TimedProcess:
@@ -444,9 +462,10 @@ def rounds_run(self: Clock, n_sets: int, out_bytes: int = 0, check=None, checks:
         if check and checked < checks and (secrets.randbelow(max(1, self.rounds)) < checks or (last and not checked)):
             r['checked'] = True; checked += 1; tc = time.perf_counter(); check(r, k); check_s += time.perf_counter() - tc
         if settled is not None: break
+    sample_s = self.neighbours.await_sample() if self.neighbours else 0.0     # rounds shorter than NVML's sample period: seen once it has sampled them
     self.look_around(rows, since, force=True)
     t3 = time.perf_counter()
-    phases = {'calibrate_s': t1 - t0, 'pool_s': t2 - t1, 'rounds_s': t3 - t2 - check_s, 'checks_s': check_s,
+    phases = {'calibrate_s': t1 - t0, 'pool_s': t2 - t1, 'rounds_s': t3 - t2 - check_s - sample_s, 'checks_s': check_s, 'sample_wait_s': sample_s,
               'blocks_s': sum(b['ns'] for r in rows for b in r.values() if isinstance(b, dict)) / 1e9}
     return {'k': k, 'sets': n_sets, 'rows': rows, 'per_call_ns': self.per_call_ns, 'wall_s': t3 - t0, 'phases': {p: round(v, 4) for p, v in phases.items()},
             'settled_at': settled, 'outside_ns': {p.name: p.outside_ns for p in self.procs}, 'outside_worst_ns': {p.name: p.outside_worst for p in self.procs},
