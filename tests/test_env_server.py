@@ -18,6 +18,12 @@ def wait_for(what, cond, limit_s=300, every=0.05):
     return v
 
 
+def gone(pid: int) -> bool:
+    "Whether process `pid` has ended (gone, or a zombie its parent has not reaped yet)."
+    try: return open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()[0] in ('Z', 'X')
+    except OSError: return True
+
+
 def job_in_queue(db, job_id: str, wait_s: float = 5.0) -> dict|None:
     """A job's id, status and worker read straight from the service's SQLite queue, or None if the queue stayed locked
     for `wait_s` (WAL readers do not wait for a writer, but they do for a connection stopped mid-checkpoint)."""
@@ -111,7 +117,10 @@ def test_64_episodes_with_an_evaluation_worker_killed_lose_none(service, tmp_pat
             if w is None: time.sleep(0.02); continue
             os.kill(w['pid'], signal.SIGSTOP)                       # frozen: it cannot finish the job while we look
             job = job_in_queue(service.db, w['job'])     # from the file: the frozen worker may hold the queue's write lock
-            if job and job['status'] == 'running' and job['worker'] == w['id']: os.kill(w['pid'], signal.SIGKILL); killed = (w, job)
+            if job and job['status'] == 'running' and job['worker'] == w['id']:
+                os.kill(w['pid'], signal.SIGKILL); wait_for('the killed worker gone', lambda: gone(w['pid']))
+                if (job_in_queue(service.db, w['job']) or {}).get('status') != 'done': killed = (w, job)
+                # else: stopped in the middle of committing its result, which landed once it died (not caught mid-job): look again
             else: os.kill(w['pid'], signal.SIGCONT)       # not in a job, or frozen holding a lock readers wait on: look again
         run.join(600)
         assert not run.is_alive(), 'the load did not finish'
