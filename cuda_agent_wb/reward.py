@@ -764,7 +764,7 @@ def _start_spare(self: Evaluator, depth: int = 1):
 @patch
 def _hand_lock(self: Evaluator, s: Session):
     "Hand candidate process `s` the device lock's open files for its warm-up (the lock files are out of its sight); this process's copies closed."
-    lock = DeviceLock(self.device_lock.key)
+    lock = DeviceLock(self.device_lock.key)   # opened anew: flock belongs to an open file, so the evaluator's own files handed over would make the child's hold the evaluator's
     try: s.chan.send_fds(lock.fds())
     except OSError: raise ChildDied('exited', "candidate process closed its channel before its warm-up") from None
     finally: lock.close()
