@@ -15,6 +15,7 @@
 #   S: the zygote probe with cpp_extension preloaded (with and without NVML's device count); the service, 2 workers: a spare's whole CUDA start under the device lock with 2 and 6 spares, then only its kernels with 2
 #   N: relu_probe.py (eager, relu_vec4 and relu_plain timed outside the harness, one plain process)
 #   H1, H2: tests/test_gpu.py in two calls (CAWB_TEST_SHARD=1/2, 2/2: every other test; whole, it outlasts one call)
+#   HH: H1 then H2 in one call (~510 s on a warm H200)
 #   H: tests/test_gpu.py whole, alone, with the time a cold machine needs (~6-8 min)
 #   G: reward stability at the cpu preset beside a trainer holding the device lock, then beside a rogue process (must be seen)
 #   G2: reward stability at the cpu preset beside a trainer, every case (builds side by side first), in one call's time
@@ -72,6 +73,8 @@ case "${1:?phase A to N, H1, H2}" in
   M) run service 280 python3 bench/service_gpu.py --out "$OUT/service_1gpu.json" --presets cpu --configs "0x2;0x3" --queue cpu=96 --no-latency ;;
   N) run relu_probe 150 python3 bench/relu_probe.py --out "$OUT/relu_probe.json" ;;
   H1|H2) CAWB_TEST_SHARD=${1#H}/2 run test_gpu_$1 520 python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py ;;
+  HH) CAWB_TEST_SHARD=1/2 run test_gpu_H1 250 python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py
+      CAWB_TEST_SHARD=2/2 run test_gpu_H2 320 python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py ;;
   H) run test_gpu 520 python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py ;;
   F) run timing_fair 220 python3 bench/timing_fair.py --out "$OUT/timing_fair.json" --repeat 1 ;;
   D) CAWB_EVAL_PRESET=gpu run stability_gpu 560 python3 bench/reward_stability.py --gpu --repeat 3 --out "$OUT/reward_stability_gpu_gpu.json" ;;
