@@ -132,6 +132,7 @@ def _group_sessions(self: Evaluator, task, solutions: list, stages, rules, stric
     "Start, load, verify and time `solutions` of `task` as a group; the members (`[result, start, session]`), in order."
     seeds = fresh_seeds(self.s.eval.trials); req = self._request(task, seeds)
     members, live, ref, known, g0 = [], [], None, {}, time.perf_counter()
+    self._start_baseline_ahead(req)                     # the task's timed reference builds and compiles while the members load
     for sol in solutions:                               # one at a time (see above)
         res, t0 = self._new_result(task, stages, rules, strict)
         members.append(m := [res, t0, self._launch(res, task, sol, req, seeds, stages, spares=self.s.timing.group_spares)])
@@ -147,8 +148,11 @@ def _group_sessions(self: Evaluator, task, solutions: list, stages, rules, stric
         for m in members: m[0].task_failed(f"reference: {ref['error']}")
         return members
     if not live: return members
-    t1 = time.perf_counter(); self.device_lock.shared()     # the reference's weights load on the GPU: under the device lock, as in one evaluation (outside it, another evaluator may be timing)
-    try: base = self._baseline_process(req)
+    t1 = time.perf_counter()
+    try:
+        self._baseline_ready(req)                       # the device not held while it waits (the process started ahead holds it itself)
+        self.device_lock.shared()                       # the reference's weights load on the GPU: under the device lock, as in one evaluation (outside it, another evaluator may be timing)
+        base = self._baseline_process(req)
     except (TaskError, ChildDied) as e:
         self.device_lock.release()
         for m in live: m[0].task_failed(f"baselines: {e}")

@@ -307,12 +307,18 @@ def baseline_main(job: dict, chan):
     if job.get('threads'): torch.set_num_threads(job['threads'])
     use_compile_cache()
     t0, task = time.perf_counter(), Task(**{k: v for k, v in job['task'].items() if k != 'hash'})
+    lock = DeviceLock(job['device_lock'], say_after=3600.0, fds=chan.recv_fds(3)) if job.get('lock_fds') else None
     try:
+        if lock: lock.shared()                  # started ahead, with the evaluator not holding the device: it holds it itself while it builds and compiles
+        held_at = time.time()
         srv = ReferenceServer(task, load_module(task, job['preset']), job['device'], job['init_seed'], job['pool_bytes'])
         with torch.no_grad(): srv.compiled(*make_inputs(task, srv.mod, 0, job['device']))
+        if job['device'] != 'cpu': torch.cuda.synchronize(job['device'])
     except BaseException as e:
         chan.send({'error': f"{type(e).__name__}: {e}"[:800]}); return
-    chan.send({'ready': True, 'compile_s': round(time.perf_counter() - t0, 3)})
+    finally:
+        if lock: lock.close()
+    chan.send({'ready': True, 'compile_s': round(time.perf_counter() - t0, 3), 'held_from': held_at if lock else None})
     srv.serve(chan)
 
 # %% ../nbs/07_reward.ipynb #23cec4ca
@@ -352,6 +358,7 @@ class Evaluator:
         self.spares = []                                            # the next candidate processes, started ahead (`_start_spare`), oldest first
         self.device_lock = DeviceLock(device_lock_key(self.device))   # shared while verifying, alone while timing
         self.baselines = {}                                         # the reference's timed processes (`_baseline_process`), least recently used first
+        self.baselines_starting = {}                                # those started ahead (`_start_baseline_ahead`), not yet ready
         try: prune_builds()
         except OSError as e: print(f"cawb: build cache not pruned: {e}", file=sys.stderr)
 
@@ -376,23 +383,52 @@ def _baseline_process(self: Evaluator, req: dict) -> TimedProcess:
     key = baseline_job_key(req)
     tp = self.baselines.pop(key, None)
     if tp is not None and not tp.sess.alive(): tp.sess.close(); tp = None
-    if tp is None: tp = self._start_baseline(req)
+    if tp is None: tp = self._start_baseline(req)        # the caller holds the device shared (one started ahead is ready by now: `_baseline_ready`)
     self.baselines[key] = tp
     while len(self.baselines) > BASELINE_PROCESSES: self.baselines.pop(next(iter(self.baselines))).sess.close()
     tp.command(WEIGHTS, a=req['init_seed'], limit=300)
     return tp
 
 @patch
-def _start_baseline(self: Evaluator, req: dict) -> TimedProcess:
-    "Fork the reference's timed process for `req` and wait until its compiled form is ready."
-    job = {k: req[k] for k in ('task', 'preset', 'device', 'init_seed', 'allow_tf32')} | {'threads': self.threads, 'pool_bytes': req['timing']['pool_bytes']}
+def _spawn_baseline(self: Evaluator, req: dict, ahead: bool) -> Session:
+    "Fork the reference's timed process for `req`; started `ahead`, it is handed the device lock and holds it, shared, while it starts."
+    job = {k: req[k] for k in ('task', 'preset', 'device', 'init_seed', 'allow_tf32')} | {'threads': self.threads, 'pool_bytes': req['timing']['pool_bytes'], 'device_lock': self.device_lock.key, 'lock_fds': ahead}
     sess = self.sandbox.start('cuda_agent_wb.reward:baseline_main', job, {'writable': [*self.sandbox.writable, *compile_dirs()]})
     sess.set_limit(900, "the reference's compile limit (900 s)")
+    if ahead:
+        try: sess.connect(); self._hand_lock(sess)
+        except ChildDied as e: sess.close(); raise TaskError(f"the reference's timed process: {e}") from None
+    return sess
+
+@patch
+def _start_baseline(self: Evaluator, req: dict, sess: Session|None = None) -> TimedProcess:
+    "Fork the reference's timed process for `req` (or take `sess`, started ahead) and wait until its compiled form is ready."
+    sess = sess or self._spawn_baseline(req, ahead=False)
     try: msg = sess.recv('compiling the reference')
     except ChildDied as e: sess.close(); raise TaskError(f"the reference's timed process: {e}") from None
     if 'error' in msg: sess.close(); raise TaskError(f"the reference's timed process: {msg['error']}")
     sess.set_limit(10 ** 7, "none (the reference's timed process lives with the evaluator)")
-    return TimedProcess(sess, 'reference')
+    tp = TimedProcess(sess, 'reference'); tp.ready = msg      # its start: compile_s, held_from (when it held the device, started ahead)
+    return tp
+
+# %% ../nbs/07_reward.ipynb #820e0930
+@patch
+def _start_baseline_ahead(self: Evaluator, req: dict):
+    "Start the reference's timed process for `req` now, unless one is kept or starting: it builds and compiles while the caller goes on (the device not held)."
+    key = baseline_job_key(req)
+    if (key in self.baselines and self.baselines[key].sess.alive()) or key in self.baselines_starting: return
+    try: self.baselines_starting[key] = self._spawn_baseline(req, ahead=True)
+    except (TaskError, RuntimeError): return           # it starts again when needed, and says why then
+    while len(self.baselines_starting) > BASELINE_PROCESSES: self.baselines_starting.pop(next(iter(self.baselines_starting))).close()
+
+@patch
+def _baseline_ready(self: Evaluator, req: dict):
+    "Wait, the device not held, until the process started ahead for `req` is ready, and keep it (`_baseline_process` takes it); TaskError if it failed."
+    sess = self.baselines_starting.pop(baseline_job_key(req), None)
+    if sess is None: return
+    tp = self._start_baseline(req, sess)
+    self.baselines.pop(baseline_job_key(req), None); self.baselines[baseline_job_key(req)] = tp
+
 
 # %% ../nbs/07_reward.ipynb #a4aafd92
 def timing_settings(s, is_cuda: bool) -> dict:
@@ -881,7 +917,8 @@ def close(self: Evaluator):
     for sess, _ in self.spares: sess.close()
     self.spares = []
     for tp in self.baselines.values(): tp.sess.close()
-    self.baselines = {}
+    for sess in self.baselines_starting.values(): sess.close()
+    self.baselines, self.baselines_starting = {}, {}
     try: self.sandbox.close()
     finally: self.ref.close()
 
