@@ -161,7 +161,7 @@ def queue_run(ev, items, gpus: str) -> dict:
                 child_verify_split_mean={k: round(statistics.mean(r.breakdown['child_verify_split'].get(k, 0) for r in rs if r.breakdown.get('child_verify_split')), 4)
                                          for k in ('trials_s', 'first_trial_s', 'repeat_s', 'probe_s', 'integrity_s')} if any(r.breakdown.get('child_verify_split') for r in rs) else {},
                 warm_split_mean={k: round(statistics.mean(r.breakdown['warm_split'].get(k, 0) for r in rs if r.breakdown.get('warm_split')), 4)
-                                 for k in ('settings_s', 'lock_wait_s', 'cuda_start_s', 'kernels_s', 'idle_s', 'integrity_s')} if any(r.breakdown.get('warm_split') for r in rs) else {},
+                                 for k in ('settings_s', 'slot_wait_s', 'lock_wait_s', 'cuda_start_s', 'kernels_s', 'idle_s', 'integrity_s')} if any(r.breakdown.get('warm_split') for r in rs) else {},
                 prestarted_share=round(statistics.mean(bool(r.breakdown.get('prestarted')) for r in rs), 3),
                 build_waits=dict(over_0_5_s=sum(w > 0.5 for w in waits), max_s=round(max(waits), 2)),
                 host=sampler.result(gpus), workers=worker_timeline(start_service.db, t_start, t_end),

@@ -330,14 +330,14 @@ def warm_harness_kernels(device: str):
 
 def _lock_for_warm_up(job: dict, chan) -> DeviceLock|None:
     "The device lock a process warming ahead holds, shared, for its GPU work: its files handed over by the evaluator (`job['lock_fds']`: its /tmp is not the evaluator's), closed before any candidate code loads; None without one."
-    return DeviceLock(job['device_lock'], say_after=3600.0, fds=chan.recv_fds(3)) if job.get('lock_fds') else None
+    return DeviceLock(job['device_lock'], say_after=3600.0, fds=chan.recv_fds(3 + job.get('starts', 0))) if job.get('lock_fds') else None
 
 def warm_up(job: dict, chan) -> tuple[Timer, dict]:
     "A candidate process's head start while the evaluator builds: precision, threads, CUDA context, buffers, the harness's kernels; its GPU part under the device lock, shared (all of it with `job['cuda_held']`, else the kernels), so it computes only while no evaluator times. The timer, and where its time went."
     t, cuda = [time.perf_counter()], torch.device(job['device']).type == 'cuda'
     set_precision_policy(job['allow_tf32']); torch.set_num_threads(job.get('threads') or torch.get_num_threads())
     lock, held = _lock_for_warm_up(job, chan), job.get('cuda_held', False)
-    t.append(time.perf_counter())
+    t.append(time.perf_counter()); slot_s = lock.start_slot() if lock else 0.0     # one of the device's start slots first (`[timing] warm_starts`), holding nothing a timer waits for
     try:
         if lock and held: lock.shared()
         t.append(time.perf_counter()); timer = Timer(job['device'], job['timing']['flush'], guard=True)
@@ -348,7 +348,8 @@ def warm_up(job: dict, chan) -> tuple[Timer, dict]:
     finally:
         if lock: lock.close()
     t.append(time.perf_counter())
-    return timer, dict(zip(('settings_s', 'lock_wait_s', 'cuda_start_s', 'kernels_s'), (round(b - a, 4) for a, b in zip(t, t[1:]))))
+    split = dict(zip(('settings_s', 'lock_wait_s', 'cuda_start_s', 'kernels_s'), (round(b - a, 4) for a, b in zip(t, t[1:]))))
+    return timer, {**split, 'lock_wait_s': round(split['lock_wait_s'] - slot_s, 4), 'slot_wait_s': round(slot_s, 4)}
 
 def candidate_main(job: dict, chan):
     "Sandbox child: warm up, then load, verify and (if asked) time the candidate the evaluator sends, reporting each phase."

@@ -93,7 +93,7 @@ SCHEMA = {
                     min_custom_share=_nonneg, preset=_choice('auto', 'cpu', 'gpu'), rules=_choice('cuda-agent', 'kernelbench'),
                     sanitize=_bool),
     'timing':  dict(warmup=_nonnegint, trials_cuda=_posint, trials_cpu=_posint, input_sets=_posint,
-                    flush_cache=_bool, allow_tf32=_bool, baseline_budget_s=_nonneg, block_ms=_positive, block_ms_cpu=_positive, min_trials=_posint, group_max=_posint, group_spares=_nonnegint, warm_cuda_held=_bool),
+                    flush_cache=_bool, allow_tf32=_bool, baseline_budget_s=_nonneg, block_ms=_positive, block_ms_cpu=_positive, min_trials=_posint, group_max=_posint, group_spares=_nonnegint, warm_cuda_held=_bool, warm_starts=_nonnegint),
     'sandbox': dict(compile_timeout=_positive, run_timeout=_positive, phase_floor_s=_nonneg, phase_factor=_nonneg,
                     memory_mb=_posint, compile_jobs=_nonnegint, build_cache_mb=_nonneg, prestart=_choice('auto', 'on', 'off')),
     'policy':  dict(base_url=str, model=str, api_key_env=str, max_turns_train=_posint, max_turns_eval=_posint,

@@ -97,16 +97,16 @@ def device_lock_key(device: str) -> str:
 # %% ../nbs/06_profile.ipynb #17d9a959
 class DeviceLock:
     "Shared for verifying (or a model computing), exclusive for timing, across processes; evaluators waiting to time go before newcomers to verify; a wait past `say_after` s is said on stderr."
-    def __init__(self, key: str, say_after: float = 1.0, fds: list[int]|None = None):
-        "The lock of device `key`: its files opened by name in the temp folder, or the open files `fds` (another `DeviceLock`'s `fds`, handed over)."
+    def __init__(self, key: str, say_after: float = 1.0, fds: list[int]|None = None, starts: int = 0):
+        "The lock of device `key` (with `starts` start slots): its files opened by name in the temp folder, or the open files `fds` (another `DeviceLock`'s `fds`, handed over)."
         if fds is None:
             d = Path(tempfile.gettempdir())/'cawb-device-locks'; d.mkdir(exist_ok=True)
-            files = [open(d/f"{key}.{part}", 'a+') for part in ('lock', 'gate', 'timers')]
+            files = [open(d/f"{key}.{part}", 'a+') for part in ('lock', 'gate', 'timers', *(f"start{i}" for i in range(starts)))]
         else: files = [os.fdopen(fd, 'rb', buffering=0) for fd in fds]
-        self.key, (self.main, self.gate, self.timers), self.mode, self.say_after = key, files, None, say_after
+        self.key, (self.main, self.gate, self.timers, *self.slots), self.mode, self.say_after = key, files, None, say_after
     def fds(self) -> list[int]:
         "Its files' descriptors, to hand to another process (`sandbox.Channel.send_fds`), which then holds the same lock."
-        return [f.fileno() for f in (self.main, self.gate, self.timers)]
+        return [f.fileno() for f in (self.main, self.gate, self.timers, *self.slots)]
     def shared(self):
         "Hold the device with others, once no evaluator waits to time or times."
         t0, said = time.monotonic(), False
@@ -140,7 +140,19 @@ class DeviceLock:
     def close(self):
         "Let go and close the lock's files (a process about to run code it does not trust keeps no way to hold the device)."
         self.release()
-        for f in (self.main, self.gate, self.timers): f.close()
+        for f in (self.main, self.gate, self.timers, *self.slots): f.close()
+
+# %% ../nbs/06_profile.ipynb #53ceb451
+@patch
+def start_slot(self: DeviceLock, poll_s: float = 0.002) -> float:
+    "Hold one of the lock's start slots (none: return at once), waiting until one is free; the seconds waited."
+    t0 = time.monotonic()
+    while self.slots:
+        for f in self.slots:
+            try: fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB); return time.monotonic() - t0
+            except BlockingIOError: pass
+        time.sleep(poll_s)
+    return 0.0
 
 # %% ../nbs/06_profile.ipynb #baee3b3a
 _perf = time.perf_counter

@@ -411,7 +411,7 @@ def _start_baseline(self: Evaluator, req: dict, sess: Session|None = None) -> Ti
     tp = TimedProcess(sess, 'reference'); tp.ready = msg      # its start: compile_s, held_from (when it held the device, started ahead)
     return tp
 
-# %% ../nbs/07_reward.ipynb #820e0930
+# %% ../nbs/07_reward.ipynb #9bea988b
 @patch
 def _start_baseline_ahead(self: Evaluator, req: dict):
     "Start the reference's timed process for `req` now, unless one is kept or starting: it builds and compiles while the caller goes on (the device not held)."
@@ -454,7 +454,7 @@ def timing_config(self: Evaluator) -> dict:
 @patch
 def warm_job(self: Evaluator) -> dict:
     "What a candidate process is started with, before its candidate is built: device, its lock (held for the warm-up's GPU work: `[timing] warm_cuda_held`), precision, threads, timing."
-    return {'device': self.device, 'device_lock': self.device_lock.key, 'lock_fds': self.backend.is_cuda, 'cuda_held': self.s.timing.warm_cuda_held, 'allow_tf32': self.s.timing.allow_tf32, 'threads': self.threads, 'timing': self.timing_config()}
+    return {'device': self.device, 'device_lock': self.device_lock.key, 'lock_fds': self.backend.is_cuda, 'starts': self.s.timing.warm_starts if self.backend.is_cuda else 0, 'cuda_held': self.s.timing.warm_cuda_held, 'allow_tf32': self.s.timing.allow_tf32, 'threads': self.threads, 'timing': self.timing_config()}
 
 @patch
 def make_job(self: Evaluator, task: Task, sol: Solution, build: BuildResult, seeds: dict, preset: str, stages) -> dict:
@@ -772,7 +772,7 @@ def _new_process(self: Evaluator, warm: dict) -> Session:
     s = self.sandbox.start('cuda_agent_wb.candidate:candidate_main', warm)
     try:
         s.connect()
-        if warm.get('lock_fds'): self._hand_lock(s)
+        if warm.get('lock_fds'): self._hand_lock(s, warm['starts'])
     except ChildDied: s.close(); raise
     return s
 
@@ -798,9 +798,9 @@ def _start_spare(self: Evaluator, depth: int = 1):
 
 # %% ../nbs/07_reward.ipynb #7704bfb8
 @patch
-def _hand_lock(self: Evaluator, s: Session):
-    "Hand candidate process `s` the device lock's open files for its warm-up (the lock files are out of its sight); this process's copies closed."
-    lock = DeviceLock(self.device_lock.key)   # opened anew: flock belongs to an open file, so the evaluator's own files handed over would make the child's hold the evaluator's
+def _hand_lock(self: Evaluator, s: Session, starts: int = 0):
+    "Hand candidate process `s` the device lock's open files (with `starts` start slots) for its warm-up (the lock files are out of its sight); this process's copies closed."
+    lock = DeviceLock(self.device_lock.key, starts=starts)   # opened anew: flock belongs to an open file, so the evaluator's own files handed over would make the child's hold the evaluator's
     try: s.chan.send_fds(lock.fds())
     except OSError: raise ChildDied('exited', "candidate process closed its channel before its warm-up") from None
     finally: lock.close()
