@@ -9,6 +9,7 @@
 #   J: tests/test_gpu.py whole, then the service's throughput with two workers (groups loaded and verified side by side)
 #   K: the service's throughput (2 and 3 workers; spares warming behind each group member, the group's reports side by side), then timing_fair once
 #   L: the service's throughput (2 workers, the groups' wall split), then timing_fair on CUDA Agent's workdir and relu_vec4
+#   V: the service with the task's timed reference started ahead (2 spares), then 8 spares with 2 and 3 start slots ([timing] warm_starts)
 #   M: the service's throughput alone (2 and 3 workers)
 #   U: the service with a spare's whole CUDA start held and 8 spares (2 and 3 workers), then the GPU tests of groups, neighbours, helpers and exploits
 #   T: cuda_start_probe.py (N processes starting CUDA at once), then S's service runs with 2 and 4 spares held, 2 not held
@@ -70,6 +71,9 @@ case "${1:?phase A to N, H1, H2}" in
   U) CAWB_TIMING_WARM_CUDA_HELD=true CAWB_TIMING_GROUP_SPARES=8 run service_held_s8_w2 150 python3 bench/service_gpu.py --out "$OUT/service_held_s8_w2.json" --presets cpu --configs "0x2" --queue cpu=96 --no-latency
      CAWB_TIMING_WARM_CUDA_HELD=true CAWB_TIMING_GROUP_SPARES=8 run service_held_s8_w3 150 python3 bench/service_gpu.py --out "$OUT/service_held_s8_w3.json" --presets cpu --configs "0x3" --queue cpu=96 --no-latency
      CAWB_TIMING_WARM_CUDA_HELD=true CAWB_TIMING_GROUP_SPARES=8 run test_gpu_part 240 python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "group_timed or neighbour_started or detached_helper or exploit_rejected" ;;
+  V) CAWB_TIMING_GROUP_SPARES=2 CAWB_TIMING_WARM_STARTS=0 run service_s2 150 python3 bench/service_gpu.py --out "$OUT/service_s2.json" --presets cpu --configs "0x2" --queue cpu=96 --no-latency
+     CAWB_TIMING_GROUP_SPARES=8 CAWB_TIMING_WARM_STARTS=2 run service_s8_k2 150 python3 bench/service_gpu.py --out "$OUT/service_s8_k2.json" --presets cpu --configs "0x2" --queue cpu=96 --no-latency
+     CAWB_TIMING_GROUP_SPARES=8 CAWB_TIMING_WARM_STARTS=3 run service_s8_k3 150 python3 bench/service_gpu.py --out "$OUT/service_s8_k3.json" --presets cpu --configs "0x2" --queue cpu=96 --no-latency ;;
   M) run service 280 python3 bench/service_gpu.py --out "$OUT/service_1gpu.json" --presets cpu --configs "0x2;0x3" --queue cpu=96 --no-latency ;;
   N) run relu_probe 150 python3 bench/relu_probe.py --out "$OUT/relu_probe.json" ;;
   H1|H2) CAWB_TEST_SHARD=${1#H}/2 run test_gpu_$1 520 python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py ;;
