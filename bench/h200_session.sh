@@ -73,7 +73,8 @@ case "${1:?phase A to N, H1, H2}" in
      CAWB_TIMING_WARM_CUDA_HELD=true CAWB_TIMING_GROUP_SPARES=8 run test_gpu_part 240 python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "group_timed or neighbour_started or detached_helper or exploit_rejected" ;;
   V) CAWB_TIMING_GROUP_SPARES=2 CAWB_TIMING_WARM_STARTS=0 run service_s2 150 python3 bench/service_gpu.py --out "$OUT/service_s2.json" --presets cpu --configs "0x2" --queue cpu=96 --no-latency
      CAWB_TIMING_GROUP_SPARES=8 CAWB_TIMING_WARM_STARTS=2 run service_s8_k2 150 python3 bench/service_gpu.py --out "$OUT/service_s8_k2.json" --presets cpu --configs "0x2" --queue cpu=96 --no-latency
-     CAWB_TIMING_GROUP_SPARES=8 CAWB_TIMING_WARM_STARTS=3 run service_s8_k3 150 python3 bench/service_gpu.py --out "$OUT/service_s8_k3.json" --presets cpu --configs "0x2" --queue cpu=96 --no-latency ;;
+     CAWB_TIMING_GROUP_SPARES=8 CAWB_TIMING_WARM_STARTS=3 run service_s8_k3 150 python3 bench/service_gpu.py --out "$OUT/service_s8_k3.json" --presets cpu --configs "0x2" --queue cpu=96 --no-latency
+     run test_gpu_part 110 python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "group_timed or exploit_rejected" ;;
   M) run service 280 python3 bench/service_gpu.py --out "$OUT/service_1gpu.json" --presets cpu --configs "0x2;0x3" --queue cpu=96 --no-latency ;;
   N) run relu_probe 150 python3 bench/relu_probe.py --out "$OUT/relu_probe.json" ;;
   H1|H2) CAWB_TEST_SHARD=${1#H}/2 run test_gpu_$1 520 python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py ;;
