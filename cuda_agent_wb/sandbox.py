@@ -588,6 +588,7 @@ class Sandbox:
         self.authkey, self.proc, self.conn, self.exits, self.writable, self.visible = secrets.token_bytes(32), None, None, {}, [], []
         self.env = {}                     # environment the zygote (and so every child) starts with, beside `worker_env`'s
         self.listener = Listener(os.path.join(self.dir, 'sock'), 'AF_UNIX', authkey=self.authkey)
+        weakref.finalize(self, shutil.rmtree, self.dir, True)      # the folder goes with the sandbox even unclosed (a notebook's kernel ending)
 
 # %% ../nbs/04_sandbox.ipynb #355cdded
 from fastcore.basics import patch
@@ -793,10 +794,10 @@ def run(self: Sandbox, fn: str, job: dict, phase='run', limits=None) -> dict:
 # %% ../nbs/04_sandbox.ipynb #5311b526
 @patch
 def close(self: Sandbox):
-    "Stop the zygote (it kills and reaps its children first) and remove the socket; a no-op when closed already or never started."
+    "Stop the zygote (it kills and reaps its children first) and remove the socket and its folder; a no-op when closed already or never started."
     try:
         if self.conn: self.conn.send({'cmd': 'stop'})
     except OSError: pass
     if self.proc is not None and self.proc.pid is not None: self.proc.join(END_WAIT_S + 5); self.proc.kill() if self.proc.is_alive() else None
     self.proc, self.conn = None, None
-    self.listener.close()
+    self.listener.close(); shutil.rmtree(self.dir, ignore_errors=True)
