@@ -411,7 +411,7 @@ def _start_baseline(self: Evaluator, req: dict, sess: Session|None = None) -> Ti
     tp = TimedProcess(sess, 'reference'); tp.ready = msg      # its start: compile_s, held_from (when it held the device, started ahead)
     return tp
 
-# %% ../nbs/07_reward.ipynb #fa5edcf6
+# %% ../nbs/07_reward.ipynb #6e4e7450
 @patch
 def _start_baseline_ahead(self: Evaluator, req: dict):
     "Start the reference's timed process for `req` now, unless one is kept or starting: it builds and compiles while the caller goes on (the device not held)."
@@ -788,6 +788,12 @@ def _candidate_process(self: Evaluator) -> tuple[Session, bool]:
     return self._new_process(warm), False
 
 @patch
+def _return_process(self: Evaluator, sess: Session):
+    "A candidate process taken for a candidate that never reached it (its build failed): the next candidate's, when it is alive and prestart is on; else ended."
+    if self.prestart and sess.alive(): self.spares.insert(0, (sess, self.warm_job()))
+    else: sess.close()
+
+@patch
 def _start_spare(self: Evaluator, depth: int = 1):
     "With `prestart` on, start candidate processes now until `depth` wait, so their warm-ups overlap this evaluation."
     if not self.prestart: return
@@ -822,7 +828,7 @@ def _launch(self: Evaluator, res: EvalResult, task: Task, solution, req: dict, s
         if 'verify' in stages: sess, res.breakdown['prestarted'] = self._candidate_process()
         built = self._compile(res, solution)
         if built is None or sess is None:
-            if sess: sess.close()
+            if sess: self._return_process(sess)
             return None
         sess.set_limit(self.sandbox.run_timeout, 'the run limit, [sandbox] run_timeout')
         sess.send(self.make_job(task, *built, seeds, req['preset'], stages))

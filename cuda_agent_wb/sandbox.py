@@ -580,6 +580,10 @@ def _rss_mb(pid):
     return 0
 
 # %% ../nbs/04_sandbox.ipynb #ffb8c267
+def _remove_socket(listener, folder: str, rmtree=shutil.rmtree):
+    "Close `listener` (its socket file unlinked) and remove its `folder` (`rmtree` bound now: at exit a module's globals may be gone)."
+    listener.close(); rmtree(folder, ignore_errors=True)
+
 class Sandbox:
     "A warm fork server and the socket its children call back on."
     def __init__(self, preload=('torch',), memory_mb=16384, run_timeout=180.0, address_space=False):
@@ -588,7 +592,7 @@ class Sandbox:
         self.authkey, self.proc, self.conn, self.exits, self.writable, self.visible = secrets.token_bytes(32), None, None, {}, [], []
         self.env = {}                     # environment the zygote (and so every child) starts with, beside `worker_env`'s
         self.listener = Listener(os.path.join(self.dir, 'sock'), 'AF_UNIX', authkey=self.authkey)
-        weakref.finalize(self, shutil.rmtree, self.dir, True)      # the folder goes with the sandbox even unclosed (a notebook's kernel ending)
+        weakref.finalize(self, _remove_socket, self.listener, self.dir)   # the folder goes with the sandbox even unclosed (a notebook's kernel ending)
 
 # %% ../nbs/04_sandbox.ipynb #355cdded
 from fastcore.basics import patch
@@ -800,4 +804,4 @@ def close(self: Sandbox):
     except OSError: pass
     if self.proc is not None and self.proc.pid is not None: self.proc.join(END_WAIT_S + 5); self.proc.kill() if self.proc.is_alive() else None
     self.proc, self.conn = None, None
-    self.listener.close(); shutil.rmtree(self.dir, ignore_errors=True)
+    _remove_socket(self.listener, self.dir)
