@@ -10,6 +10,7 @@
 #   K: the service's throughput (2 and 3 workers; spares warming behind each group member, the group's reports side by side), then timing_fair once
 #   L: the service's throughput (2 workers, the groups' wall split), then timing_fair on CUDA Agent's workdir and relu_vec4
 #   V: the service with the task's timed reference started ahead (2 spares), then 8 spares with 2 and 3 start slots ([timing] warm_starts)
+#   W: timing_fair once, then the service with 2 spares (the reference started ahead)
 #   M: the service's throughput alone (2 and 3 workers)
 #   U: the service with a spare's whole CUDA start held and 8 spares (2 and 3 workers), then the GPU tests of groups, neighbours, helpers and exploits
 #   T: cuda_start_probe.py (N processes starting CUDA at once), then S's service runs with 2 and 4 spares held, 2 not held
@@ -75,6 +76,8 @@ case "${1:?phase A to N, H1, H2}" in
      CAWB_TIMING_GROUP_SPARES=8 CAWB_TIMING_WARM_STARTS=2 run service_s8_k2 150 python3 bench/service_gpu.py --out "$OUT/service_s8_k2.json" --presets cpu --configs "0x2" --queue cpu=96 --no-latency
      CAWB_TIMING_GROUP_SPARES=8 CAWB_TIMING_WARM_STARTS=3 run service_s8_k3 150 python3 bench/service_gpu.py --out "$OUT/service_s8_k3.json" --presets cpu --configs "0x2" --queue cpu=96 --no-latency
      run test_gpu_part 110 python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py -k "group_timed or exploit_rejected" ;;
+  W) run timing_fair 240 python3 bench/timing_fair.py --out "$OUT/timing_fair.json" --repeat 1
+     CAWB_TIMING_GROUP_SPARES=2 run service_s2 170 python3 bench/service_gpu.py --out "$OUT/service_s2.json" --presets cpu --configs "0x2" --queue cpu=96 --no-latency ;;
   M) run service 280 python3 bench/service_gpu.py --out "$OUT/service_1gpu.json" --presets cpu --configs "0x2;0x3" --queue cpu=96 --no-latency ;;
   N) run relu_probe 150 python3 bench/relu_probe.py --out "$OUT/relu_probe.json" ;;
   H1|H2) CAWB_TEST_SHARD=${1#H}/2 run test_gpu_$1 520 python3 -m pytest -q -p no:cacheprovider tests/test_gpu.py ;;
