@@ -142,7 +142,7 @@ class DeviceLock:
         self.release()
         for f in (self.main, self.gate, self.timers, *self.slots): f.close()
 
-# %% ../nbs/06_profile.ipynb #7d11efe7
+# %% ../nbs/06_profile.ipynb #8c4fb484
 @patch
 def start_slot(self: DeviceLock, poll_s: float = 0.002) -> float:
     "Hold one of the lock's start slots (none: return at once), waiting until one is free; the seconds waited."

@@ -411,7 +411,7 @@ def _start_baseline(self: Evaluator, req: dict, sess: Session|None = None) -> Ti
     tp = TimedProcess(sess, 'reference'); tp.ready = msg      # its start: compile_s, held_from (when it held the device, started ahead)
     return tp
 
-# %% ../nbs/07_reward.ipynb #6e4e7450
+# %% ../nbs/07_reward.ipynb #cad55f66
 @patch
 def _start_baseline_ahead(self: Evaluator, req: dict):
     "Start the reference's timed process for `req` now, unless one is kept or starting: it builds and compiles while the caller goes on (the device not held)."
