@@ -217,6 +217,16 @@ def test_cuda_detached_helper_gone_with_the_result(ev):
     assert r.correct and probe.isolation.get('proc') == 'own', (said(r), probe.isolation)
 
 
+def test_cuda_process_of_a_candidate_that_never_came_goes_to_the_next(ev, tmp_path):
+    "A solution that does not load leaves the warm candidate process it was given to the next candidate, which runs in it as usual."
+    run(ev, 'relu', 'relu_valid')                            # leaves a spare: prestart is on for a GPU
+    spare = ev.spares[0][0]
+    r = ev.evaluate(task('relu'), tmp_path)                  # an empty folder: no model_new.py
+    assert r.flags == ['import_error'] and ev.spares[0][0] is spare, said(r)
+    r = run(ev, 'relu', 'relu_valid')
+    assert r.correct and r.reward >= 1 and r.breakdown['prestarted'] and spare.ended, said(r)
+
+
 def test_cuda_scalar_decoy_is_no_custom_kernel(ev):
     "Kernelbench rules: an own kernel writing one scalar beside torch's addmm is under [eval] min_custom_share; an own epilogue beside torch.mm is recorded."
     d = run(ev, 'linear_relu', 'linear_relu_scalar_decoy.py', rules='kernelbench')
