@@ -406,6 +406,7 @@ def _start_baseline(self: Evaluator, req: dict, sess: Session|None = None) -> Ti
     sess = sess or self._spawn_baseline(req, ahead=False)
     try: msg = sess.recv('compiling the reference')
     except ChildDied as e: sess.close(); raise TaskError(f"the reference's timed process: {e}") from None
+    except BaseException: sess.close(); raise          # an interrupt while it starts: the process ends with the wait
     if 'error' in msg: sess.close(); raise TaskError(f"the reference's timed process: {msg['error']}")
     sess.set_limit(10 ** 7, "none (the reference's timed process lives with the evaluator)")
     tp = TimedProcess(sess, 'reference'); tp.ready = msg      # its start: compile_s, held_from (when it held the device, started ahead)
@@ -424,10 +425,12 @@ def _start_baseline_ahead(self: Evaluator, req: dict):
 @patch
 def _baseline_ready(self: Evaluator, req: dict):
     "Wait, the device not held, until the process started ahead for `req` is ready, and keep it (`_baseline_process` takes it); TaskError if it failed."
-    sess = self.baselines_starting.pop(baseline_job_key(req), None)
+    key = baseline_job_key(req)
+    sess = self.baselines_starting.pop(key, None)
     if sess is None: return
     tp = self._start_baseline(req, sess)
-    self.baselines.pop(baseline_job_key(req), None); self.baselines[baseline_job_key(req)] = tp
+    if (old := self.baselines.pop(key, None)) is not None: old.sess.close()     # one kept that had died meanwhile
+    self.baselines[key] = tp
 
 
 # %% ../nbs/07_reward.ipynb #a4aafd92
